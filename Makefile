@@ -1,0 +1,38 @@
+# Two entry points: `make repro` (set up + run the benchmark), `make test` (set up + run the tests).
+# The virtual environment is created on first use; installs are pinned by constraints.txt.
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+# The CPU build of torch is installed first, explicitly pinned: an unpinned torch
+# may pull a multi-GB CUDA build. GPU users can install their own torch>=2.6 first.
+TORCH_SPEC ?= torch==2.13.0
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup repro test test-fast constraints clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet "$(TORCH_SPEC)"
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev]"
+	touch $(STAMP)
+
+repro: $(STAMP)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/dvc repro
+
+test: $(STAMP)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q
+
+test-fast: $(STAMP)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q -m "not slow"
+
+constraints: $(STAMP)
+	{ echo "# Exact versions every machine installs (pip install -c constraints.txt ...)."; \
+	  echo "# Regenerate: make constraints (after changing dependencies in pyproject.toml)."; \
+	  $(BIN)/python -m pip freeze --exclude-editable | sed 's/^torch==\([0-9.]*\)+cpu$$/torch==\1/'; } > constraints.txt
+
+clean:
+	rm -rf $(VENV) .pytest_cache

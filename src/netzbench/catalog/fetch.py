@@ -1,0 +1,277 @@
+"""Obtaining raw dataset files: mirror first, then the canonical URLs.
+
+Raw files land in a git-ignored download cache
+(``<repo>/.netzbench/downloads/<dataset>/raw``), never half-written: every
+file is written to a temporary name, hashed, and renamed only when its sha256
+matches the catalogue (where known). A mismatch always fails, naming the
+file and both hashes. Archives are extracted with path and size checks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tarfile
+import tempfile
+import urllib.error
+import urllib.request
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .table import Dataset, Source
+
+#: Refuse archives that would unpack to more than this many bytes.
+MAX_ARCHIVE_BYTES = 50 * 1024**3
+_CHUNK = 1 << 20
+
+
+class DatasetUnavailable(RuntimeError):
+    """The raw files of a dataset could not be obtained from any source."""
+
+    def __init__(self, dataset: str, tried: list[tuple[str, str]]):
+        self.dataset = dataset
+        self.tried = tried
+        lines = "; ".join(f"{where}: {why}" for where, why in tried) or "no source configured"
+        super().__init__(
+            f"dataset {dataset!r} could not be obtained ({lines}). To use a local copy, set "
+            "`data.mirror` in params.yaml or the NETZBENCH_MIRROR environment variable to a "
+            f"directory holding {dataset}/ with its raw files."
+        )
+
+
+class ChecksumMismatch(RuntimeError):
+    """A raw file's sha256 differs from the catalogue's."""
+
+    def __init__(self, name: str, expected: str, actual: str, origin: str):
+        self.name, self.expected, self.actual, self.origin = name, expected, actual, origin
+        super().__init__(
+            f"checksum mismatch for {name} (from {origin}): expected sha256 {expected}, got {actual}. "
+            "The upstream file changed or the download is corrupt; nothing was kept."
+        )
+
+
+class UnsafeArchive(RuntimeError):
+    """An archive tries to write outside its target, is too large, or is corrupt."""
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(_CHUNK), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+@dataclass
+class RawBundle:
+    """Raw files ready for processing, and where they came from."""
+
+    raw_dir: Path
+    sha256: dict[str, str]
+    origin: str  # "mirror:<path>" | "url:<url>" | "cache"
+    format: str
+    tried: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _verified_copy(src: Path, dst: Path, expected: str | None, origin: str) -> str:
+    """Copy ``src`` to ``dst`` atomically, checking the sha256 when known."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=dst.parent, prefix=".part-")
+    try:
+        with os.fdopen(fd, "wb") as out, open(src, "rb") as inp:
+            shutil.copyfileobj(inp, out, _CHUNK)
+        actual = sha256_file(tmp)
+        if expected and actual != expected:
+            raise ChecksumMismatch(dst.name, expected, actual, origin)
+        os.replace(tmp, dst)
+        return actual
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def download(url: str, dst: Path, expected: str | None = None, timeout: float = 60.0) -> str:
+    """Download ``url`` to ``dst`` atomically; verify sha256 when known; return it."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=dst.parent, prefix=".part-")
+    try:
+        h = hashlib.sha256()
+        req = urllib.request.Request(url, headers={"User-Agent": "netzbench"})
+        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(req, timeout=timeout) as resp:
+            for chunk in iter(lambda: resp.read(_CHUNK), b""):
+                h.update(chunk)
+                out.write(chunk)
+        actual = h.hexdigest()
+        if expected and actual != expected:
+            raise ChecksumMismatch(dst.name, expected, actual, url)
+        os.replace(tmp, dst)
+        return actual
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _within(target: Path, member: str) -> Path:
+    dest = (target / member).resolve()
+    root = target.resolve()
+    if dest != root and root not in dest.parents:
+        raise UnsafeArchive(f"archive member {member!r} would be written outside {root}")
+    return dest
+
+
+def safe_extract(archive: Path, target: Path, max_bytes: int = MAX_ARCHIVE_BYTES) -> list[Path]:
+    """Extract a zip or tar archive into ``target`` with zip-slip and size checks.
+
+    Raises :class:`UnsafeArchive` for a member escaping ``target`` (absolute
+    paths, ``..``, links pointing outside), an archive whose members add up to
+    more than ``max_bytes``, or a corrupt archive. Nothing is extracted unless
+    every member passes.
+    """
+    target.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    try:
+        if zipfile.is_zipfile(archive):
+            with zipfile.ZipFile(archive) as zf:
+                infos = zf.infolist()
+                if sum(i.file_size for i in infos) > max_bytes:
+                    raise UnsafeArchive(f"{archive.name} unpacks to more than {max_bytes} bytes")
+                plan = [(i, _within(target, i.filename)) for i in infos]
+                bad = zf.testzip()
+                if bad is not None:
+                    raise UnsafeArchive(f"{archive.name} is corrupt (bad CRC in {bad})")
+                for info, dest in plan:
+                    if info.is_dir():
+                        dest.mkdir(parents=True, exist_ok=True)
+                        continue
+                    dest.parent.mkdir(parents=True, exist_ok=True)
+                    with zf.open(info) as src, open(dest, "wb") as out:
+                        shutil.copyfileobj(src, out, _CHUNK)
+                    written.append(dest)
+        elif tarfile.is_tarfile(archive):
+            with tarfile.open(archive) as tf:
+                members = tf.getmembers()
+                if sum(m.size for m in members) > max_bytes:
+                    raise UnsafeArchive(f"{archive.name} unpacks to more than {max_bytes} bytes")
+                for m in members:
+                    _within(target, m.name)
+                    if m.issym() or m.islnk():
+                        raise UnsafeArchive(f"archive member {m.name!r} is a link; refusing to extract")
+                    if not (m.isfile() or m.isdir()):
+                        raise UnsafeArchive(f"archive member {m.name!r} is not a regular file")
+                for m in members:
+                    dest = _within(target, m.name)
+                    if m.isdir():
+                        dest.mkdir(parents=True, exist_ok=True)
+                        continue
+                    dest.parent.mkdir(parents=True, exist_ok=True)
+                    src = tf.extractfile(m)
+                    assert src is not None
+                    with src, open(dest, "wb") as out:
+                        shutil.copyfileobj(src, out, _CHUNK)
+                    written.append(dest)
+        else:
+            raise UnsafeArchive(f"{archive.name} is neither a zip nor a tar archive (corrupt download?)")
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError) as exc:
+        raise UnsafeArchive(f"{archive.name} is corrupt: {exc}") from exc
+    return written
+
+
+def _from_mirror(source: Source, folder: Path, raw_dir: Path) -> dict[str, str]:
+    hashes = {}
+    for rf in source.files:
+        src = folder / (rf.mirror_path or rf.name)
+        if not src.is_file():
+            raise FileNotFoundError(f"mirror file missing: {src}")
+        hashes[rf.name] = _verified_copy(src, raw_dir / rf.name, rf.sha256, f"mirror {src}")
+    return hashes
+
+
+def _from_cache(source: Source, raw_dir: Path) -> dict[str, str] | None:
+    hashes = {}
+    for rf in source.files:
+        path = raw_dir / rf.name
+        if not path.is_file():
+            return None
+        actual = sha256_file(path)
+        if rf.sha256 and actual != rf.sha256:
+            path.unlink()  # a corrupt cached file is dropped and fetched again
+            return None
+        hashes[rf.name] = actual
+    return hashes
+
+
+def _from_source(source: Source, raw_dir: Path, timeout: float) -> dict[str, str]:
+    hashes = {}
+    if source.kind == "files":
+        for rf in source.files:
+            url = source.url.format(file=rf.name)
+            hashes[rf.name] = download(url, raw_dir / rf.name, rf.sha256, timeout)
+        return hashes
+    if source.kind in ("zip", "tar"):
+        with tempfile.TemporaryDirectory(dir=raw_dir.parent) as tmp:
+            archive = Path(tmp) / "archive"
+            download(source.url, archive, None, timeout)
+            extracted = Path(tmp) / "x"
+            files = safe_extract(archive, extracted)
+            by_name = {p.name: p for p in files}
+            for rf in source.files:
+                src = by_name.get(Path(rf.name).name)
+                if src is None:
+                    raise FileNotFoundError(f"{source.url} has no member {rf.name}")
+                hashes[rf.name] = _verified_copy(src, raw_dir / rf.name, rf.sha256, source.url)
+        return hashes
+    raise ValueError(f"unknown source kind {source.kind!r}")
+
+
+def _source_dir(downloads: Path, ds: Dataset, index: int) -> Path:
+    # each accepted source keeps its own raw folder so formats never mix
+    return downloads / ds.id / ("raw" if index == 0 else f"raw-{index}")
+
+
+def obtain_raw(ds: Dataset, mirror: Path | None, downloads: Path, timeout: float = 60.0) -> RawBundle:
+    """Bring ``ds``'s raw files into the download cache and return them.
+
+    With a mirror, files come only from the mirror folder of the dataset (the
+    network is never touched): the first source whose files are all there
+    wins. Without one, a verified download cache is reused, otherwise the
+    canonical sources are tried in order. :class:`ChecksumMismatch` and
+    :class:`UnsafeArchive` always propagate; every other failure is
+    collected and raised as :class:`DatasetUnavailable`.
+    """
+    tried: list[tuple[str, str]] = []
+    if mirror is not None:
+        folder = mirror / (ds.mirror or ds.id)
+        if not folder.is_dir():
+            tried.append((f"mirror {mirror}", f"no folder {folder.name}/ in the mirror"))
+            raise DatasetUnavailable(ds.id, tried)
+        for i, source in enumerate(ds.sources):
+            if not source.in_mirror:
+                continue
+            raw_dir = _source_dir(downloads, ds, i)
+            try:
+                hashes = _from_mirror(source, folder, raw_dir)
+                return RawBundle(raw_dir, hashes, f"mirror:{folder}", source.format, tried)
+            except ChecksumMismatch:
+                raise
+            except OSError as exc:
+                tried.append((f"mirror {folder} ({source.format})", str(exc)))
+        if not tried:
+            tried.append((f"mirror {folder}", "no source of this dataset is laid out for a mirror"))
+        raise DatasetUnavailable(ds.id, tried)
+    for i, source in enumerate(ds.sources):
+        cached = _from_cache(source, _source_dir(downloads, ds, i))
+        if cached is not None and source.files:
+            return RawBundle(_source_dir(downloads, ds, i), cached, "cache", source.format, tried)
+    for i, source in enumerate(ds.sources):
+        raw_dir = _source_dir(downloads, ds, i)
+        raw_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            hashes = _from_source(source, raw_dir, timeout)
+            return RawBundle(raw_dir, hashes, f"url:{source.url}", source.format, tried)
+        except (ChecksumMismatch, UnsafeArchive):
+            raise  # a bad or malicious file is never "unavailable": it is an error
+        except (OSError, urllib.error.URLError, ValueError) as exc:
+            tried.append((source.url, f"{type(exc).__name__}: {exc}"))
+    raise DatasetUnavailable(ds.id, tried)

@@ -1,0 +1,1 @@
+"""Readers for raw dataset formats (one module per format family)."""

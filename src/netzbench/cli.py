@@ -1,0 +1,167 @@
+"""The ``netzbench`` command line: the commands the DVC stages call.
+
+Every command validates ``params.yaml`` and its arguments first and stops
+with a message naming the problem and the valid choices (exit code 2)
+before anything is trained.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from .params import ParamsError, load_params
+
+
+class UserError(click.ClickException):
+    exit_code = 2
+
+
+def _params(path: str) -> dict:
+    try:
+        return load_params(path)
+    except ParamsError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _check_task(params: dict, task: str) -> None:
+    from .catalog.table import TASKS
+
+    if task not in TASKS:
+        raise UserError(f"unknown task {task!r}; known tasks: {', '.join(sorted(TASKS))}")
+
+
+def _check_model(model: str, model_args: dict | None = None) -> None:
+    from .models.registry import ModelError
+    from .training.runner import check_model
+
+    try:
+        check_model(model, model_args)
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _echo(msg: str) -> None:
+    click.echo(msg, err=True)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="netzbench")
+def main() -> None:
+    """netzbench: statistically honest GNN benchmarking (GraphNetz protocol) as a DVC pipeline."""
+
+
+@main.command()
+@click.argument("task")
+@click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
+@click.option("--data-root", default="data", show_default=True, help="Where processed data is written.")
+def fetch(task: str, params_path: str, data_root: str) -> None:
+    """Bring TASK's dataset into data/TASK/ (mirror first, checksummed, processed deterministically)."""
+    from .catalog.data import fetch_task
+    from .catalog.fetch import ChecksumMismatch, DatasetUnavailable, UnsafeArchive
+
+    params = _params(params_path)
+    _check_task(params, task)
+    try:
+        meta = fetch_task(task, params, data_root, echo=_echo)
+    except (DatasetUnavailable, ChecksumMismatch, UnsafeArchive, FileNotFoundError) as exc:
+        raise UserError(str(exc)) from None
+    counts = meta.get("counts") or {}
+    _echo(f"{task}: {meta['status']} " + " ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+
+
+@main.command()
+@click.argument("task")
+@click.argument("model")
+@click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
+@click.option("--out", default=None, help="Run record path [default: metrics/runs/TASK/MODEL.json].")
+@click.option("--data-root", default="data", show_default=True)
+def train(task: str, model: str, params_path: str, out: str | None, data_root: str) -> None:
+    """Train every seed of the (TASK, MODEL) cell and write its run record."""
+    from .training.runner import train_cell
+
+    params = _params(params_path)
+    _check_task(params, task)
+    _check_model(model)
+    out = out or f"metrics/runs/{task}/{model}.json"
+    record = train_cell(task, model, params, out, data_root=data_root, echo=_echo)
+    _echo(f"{task}/{model}: {record['status']} -> {out}")
+
+
+@main.command()
+@click.argument("task")
+@click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
+@click.option("--data-root", default="data", show_default=True)
+def candidate(task: str, params_path: str, data_root: str) -> None:
+    """Train the candidate model (params `model` + `model_args`) on TASK.
+
+    Writes metrics/candidate/TASK.json: status `no_candidate` when `model` is
+    null, `in_roster` when it names a roster model without `model_args`
+    (the report then uses the roster cells), otherwise a full run record.
+    """
+    from .training.record import write_json_atomic
+    from .training.runner import train_cell
+
+    params = _params(params_path)
+    _check_task(params, task)
+    out = Path("metrics/candidate") / f"{task}.json"
+    model, model_args = params["model"], params["model_args"] or {}
+    if model is None:
+        write_json_atomic(out, {"status": "no_candidate", "task": task})
+        _echo(f"{task}: no candidate model configured (params `model` is null)")
+        return
+    if model in params["models"] and not model_args:
+        write_json_atomic(out, {"status": "in_roster", "task": task, "model": model})
+        _echo(f"{task}: candidate {model} is in the roster; the report uses its roster cell")
+        return
+    _check_model(model, model_args)
+    record = train_cell(task, model, params, out, role="candidate", model_args=model_args,
+                        data_root=data_root, echo=_echo)
+    _echo(f"{task}/candidate {record['model']}: {record['status']} -> {out}")
+
+
+@main.command()
+@click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
+def report(params_path: str) -> None:
+    """Build the statistical report from the run records of the roster in params.yaml."""
+    from .report.stage import run_report_stage
+
+    params = _params(params_path)
+    run_report_stage(params, echo=_echo)
+
+
+@main.command("tasks")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of a table.")
+@click.option("--params", "params_path", default="params.yaml", show_default=True,
+              help="Parameters file (for the epochs in use; defaults are shown if it is absent).")
+def tasks_cmd(as_json: bool, params_path: str) -> None:
+    """List the benchmark tasks (id, category, family, dataset, epochs, needs_download)."""
+    from .catalog.table import DATASETS, TASKS
+
+    epochs = {}
+    if Path(params_path).is_file():
+        epochs = _params(params_path)["train"]["epochs"]
+    rows = []
+    for tid, t in sorted(TASKS.items()):
+        ds = DATASETS[t.dataset]
+        rows.append({
+            "id": tid, "category": ds.category, "family": t.family, "dataset": t.dataset,
+            "epochs": int(epochs.get(tid, t.epochs)), "needs_download": ds.needs_download,
+            "split": t.split, "in_paper": t.in_paper,
+        })
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    header = f"{'id':<16} {'category':<14} {'family':<10} {'dataset':<14} {'epochs':>6}  download"
+    click.echo(header)
+    click.echo("-" * len(header))
+    for r in rows:
+        click.echo(f"{r['id']:<16} {r['category']:<14} {r['family']:<10} {r['dataset']:<14} "
+                   f"{r['epochs']:>6}  {'yes' if r['needs_download'] else 'no'}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,128 @@
+r"""Task adapters: how one node-level encoder serves all four families.
+
+- node classification: the encoder's node outputs are the class logits;
+- graph classification / regression: :class:`GraphHead`, mean pooling
+  :math:`h_G = \frac{1}{|V_G|}\sum_{i\in G} h_i` then a linear layer;
+- link prediction: :class:`DotProductLink`, score
+  :math:`s_{ij} = \langle z_i, z_j\rangle` on encoder embeddings.
+
+Encoders may take ``(x, edge_index)`` (PyG convention) or a single ``data``
+object (the paper's examples); :func:`encode` calls either.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Callable
+
+import torch
+from torch import nn
+from torch_geometric.data import Data
+from torch_geometric.nn import global_mean_pool
+
+
+def _takes_data(module: nn.Module) -> bool:
+    params = [p for p in inspect.signature(module.forward).parameters.values() if p.name != "self"]
+    return len(params) >= 1 and params[0].name == "data"
+
+
+def encode(module: nn.Module, x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor | None = None):
+    """Call ``module`` with ``(x, edge_index[, batch])`` or with a ``Data`` object."""
+    if _takes_data(module):
+        data = Data(x=x, edge_index=edge_index)
+        if batch is not None:
+            data.batch = batch
+        return module(data)
+    if batch is not None:
+        return module(x, edge_index, batch)
+    return module(x, edge_index)
+
+
+def _reset(module: nn.Module) -> None:
+    for child in module.children():
+        if hasattr(child, "reset_parameters"):
+            child.reset_parameters()
+
+
+class NodeModel(nn.Module):
+    """Node classification: the encoder itself, called through :func:`encode`."""
+
+    def __init__(self, encoder: nn.Module):
+        super().__init__()
+        self.encoder = encoder
+
+    def reset_parameters(self) -> None:
+        _reset(self)
+
+    def forward(self, x, edge_index):
+        return encode(self.encoder, x, edge_index)
+
+
+class GraphHead(nn.Module):
+    """Graph-level adapter: encoder -> mean pool -> linear."""
+
+    def __init__(self, encoder: nn.Module, hidden_channels: int, out_channels: int):
+        super().__init__()
+        self.encoder = encoder
+        self.head = nn.Linear(hidden_channels, out_channels)
+
+    def reset_parameters(self) -> None:
+        _reset(self)
+
+    def forward(self, x, edge_index, batch):
+        h = encode(self.encoder, x, edge_index)
+        return self.head(global_mean_pool(h, batch))
+
+
+class NativeGraphModel(nn.Module):
+    """A model that pools internally (e.g. GIN): called with ``batch``."""
+
+    def __init__(self, model: nn.Module):
+        super().__init__()
+        self.model = model
+
+    def reset_parameters(self) -> None:
+        _reset(self)
+
+    def forward(self, x, edge_index, batch):
+        return encode(self.model, x, edge_index, batch)
+
+
+class DotProductLink(nn.Module):
+    """Link-prediction adapter: embeddings from the encoder, inner-product scores."""
+
+    def __init__(self, encoder: nn.Module):
+        super().__init__()
+        self.encoder = encoder
+
+    def reset_parameters(self) -> None:
+        _reset(self)
+
+    def forward(self, x, edge_index):
+        return encode(self.encoder, x, edge_index)
+
+    @staticmethod
+    def score(z: torch.Tensor, pairs: torch.Tensor) -> torch.Tensor:
+        return (z[pairs[0]] * z[pairs[1]]).sum(-1)
+
+
+def wrap_encoder(encoder_factory: Callable[[int, int, int], nn.Module], task_type: str,
+                 in_channels: int, hidden_channels: int, out_channels: int) -> nn.Module:
+    """Build the adapter for ``task_type`` around a node-level encoder."""
+    if task_type == "node_cls":
+        return NodeModel(encoder_factory(in_channels, hidden_channels, out_channels))
+    if task_type in ("graph_cls", "graph_reg"):
+        return GraphHead(encoder_factory(in_channels, hidden_channels, hidden_channels), hidden_channels, out_channels)
+    if task_type == "link_pred":
+        return DotProductLink(encoder_factory(in_channels, hidden_channels, hidden_channels))
+    raise ValueError(f"unknown task type {task_type!r}")
+
+
+def multi_task_factory(cls: type, **kwargs) -> Callable:
+    """A factory ``(in, hidden, out, task_type)`` serving all four families with ``cls`` as encoder."""
+
+    def factory(in_channels: int, hidden_channels: int, out_channels: int, task_type: str = "node_cls"):
+        return wrap_encoder(lambda i, h, o: cls(i, h, o, **kwargs), task_type, in_channels, hidden_channels, out_channels)
+
+    factory.multi_task = True  # adapters already applied: the trainer must not wrap again
+    return factory

@@ -1,0 +1,129 @@
+r"""The four node-level encoders of the GraphNetz protocol (reference configurations).
+
+Each maps node features :math:`X \in \mathbb{R}^{n \times d}` and an edge
+index to node outputs :math:`\mathbb{R}^{n \times c}` with two message-passing
+layers. Used directly for node classification; wrapped by the adapters in
+:mod:`netzbench.models.adapters` for graph-level and link-level families.
+Every keyword can be overridden (``model_args``), the defaults reproduce the
+paper's Table 3.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch_geometric.nn import GATConv, GCNConv, SAGEConv, TransformerConv
+
+from .roster import ALL_FAMILIES
+
+
+class GCN(nn.Module):
+    r"""Kipf & Welling (2017): :math:`H' = \hat D^{-1/2}\hat A\hat D^{-1/2} H W`, twice, ReLU between.
+
+    Reference configuration: two layers, no dropout.
+    """
+
+    task_types = ALL_FAMILIES
+    node_encoder = True
+
+    def __init__(self, in_channels: int, hidden_channels: int, out_channels: int, dropout: float = 0.0):
+        super().__init__()
+        self.dropout = dropout
+        self.conv1 = GCNConv(in_channels, hidden_channels)
+        self.conv2 = GCNConv(hidden_channels, out_channels)
+
+    def reset_parameters(self) -> None:
+        self.conv1.reset_parameters()
+        self.conv2.reset_parameters()
+
+    def forward(self, x: torch.Tensor, edge_index: torch.Tensor) -> torch.Tensor:
+        x = F.dropout(x, self.dropout, self.training)
+        x = F.relu(self.conv1(x, edge_index))
+        x = F.dropout(x, self.dropout, self.training)
+        return self.conv2(x, edge_index)
+
+
+class GAT(nn.Module):
+    r"""Veličković et al. (2018): attention-weighted neighbourhood averages.
+
+    :math:`h_i' = \Vert_{k=1}^{K} \sigma(\sum_j \alpha^k_{ij} W^k h_j)` with
+    :math:`\alpha_{ij} = \mathrm{softmax}_j(\mathrm{LeakyReLU}(a^\top[Wh_i \Vert Wh_j]))`.
+    Reference configuration: first layer ``heads`` (8) heads of ``hidden``
+    channels, concatenated, ELU; second layer one head; dropout 0.6 on inputs,
+    hidden features and attention coefficients.
+    """
+
+    task_types = ALL_FAMILIES
+    node_encoder = True
+
+    def __init__(self, in_channels: int, hidden_channels: int, out_channels: int,
+                 heads: int = 8, dropout: float = 0.6):
+        super().__init__()
+        self.dropout = dropout
+        self.conv1 = GATConv(in_channels, hidden_channels, heads=heads, dropout=dropout)
+        self.conv2 = GATConv(hidden_channels * heads, out_channels, heads=1, concat=False, dropout=dropout)
+
+    def reset_parameters(self) -> None:
+        self.conv1.reset_parameters()
+        self.conv2.reset_parameters()
+
+    def forward(self, x: torch.Tensor, edge_index: torch.Tensor) -> torch.Tensor:
+        x = F.dropout(x, self.dropout, self.training)
+        x = F.elu(self.conv1(x, edge_index))
+        x = F.dropout(x, self.dropout, self.training)
+        return self.conv2(x, edge_index)
+
+
+class GraphSAGE(nn.Module):
+    r"""Hamilton et al. (2017): :math:`h_i' = W_1 h_i + W_2\,\mathrm{mean}_{j\in N(i)} h_j`.
+
+    Reference configuration: two layers, mean aggregation, ReLU, dropout 0.5.
+    """
+
+    task_types = ALL_FAMILIES
+    node_encoder = True
+
+    def __init__(self, in_channels: int, hidden_channels: int, out_channels: int,
+                 dropout: float = 0.5, aggr: str = "mean"):
+        super().__init__()
+        self.dropout = dropout
+        self.conv1 = SAGEConv(in_channels, hidden_channels, aggr=aggr)
+        self.conv2 = SAGEConv(hidden_channels, out_channels, aggr=aggr)
+
+    def reset_parameters(self) -> None:
+        self.conv1.reset_parameters()
+        self.conv2.reset_parameters()
+
+    def forward(self, x: torch.Tensor, edge_index: torch.Tensor) -> torch.Tensor:
+        x = F.relu(self.conv1(x, edge_index))
+        x = F.dropout(x, self.dropout, self.training)
+        return self.conv2(x, edge_index)
+
+
+class GraphTransformer(nn.Module):
+    r"""Shi et al. (2021), TransformerConv: scaled dot-product attention over neighbours.
+
+    :math:`h_i' = W_s h_i + \sum_j \mathrm{softmax}_j\big((W_q h_i)^\top (W_k h_j)/\sqrt{c}\big) W_v h_j`.
+    Reference configuration: first layer ``heads`` (4) heads of ``hidden``
+    channels, concatenated, ReLU; second layer one head; dropout 0.1.
+    """
+
+    task_types = ALL_FAMILIES
+    node_encoder = True
+
+    def __init__(self, in_channels: int, hidden_channels: int, out_channels: int,
+                 heads: int = 4, dropout: float = 0.1):
+        super().__init__()
+        self.dropout = dropout
+        self.conv1 = TransformerConv(in_channels, hidden_channels, heads=heads, dropout=dropout)
+        self.conv2 = TransformerConv(hidden_channels * heads, out_channels, heads=1, concat=False, dropout=dropout)
+
+    def reset_parameters(self) -> None:
+        self.conv1.reset_parameters()
+        self.conv2.reset_parameters()
+
+    def forward(self, x: torch.Tensor, edge_index: torch.Tensor) -> torch.Tensor:
+        x = F.relu(self.conv1(x, edge_index))
+        x = F.dropout(x, self.dropout, self.training)
+        return self.conv2(x, edge_index)

@@ -1,0 +1,193 @@
+"""The model registry: names -> classes, the families they serve, how to build them.
+
+Four ways to plug a model in:
+
+1. ``@register_model(task_type={"node_cls", ...})`` on the class;
+2. a class attribute ``task_types = {...}`` (no decorator dependency);
+3. an inline ``(cls, task_types[, factory])`` tuple in ``run_benchmark``'s
+   models mapping;
+4. ``model: package.module:ClassName`` in ``params.yaml`` (imported with the
+   repository on ``sys.path``).
+
+A class that declares nothing is taken to be a node-level encoder
+``cls(in_channels, hidden_channels, out_channels)`` returning per-node
+outputs, and serves all four families through the adapters. A class with
+``node_encoder = True`` likewise gets adapters for the families it lists;
+any other class is called natively for the families it lists.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .. import TASK_TYPES
+from .roster import ALL_FAMILIES, BUILTIN_MODELS
+
+
+class ModelError(ValueError):
+    """A model name or reference cannot be resolved, or is misdeclared."""
+
+
+@dataclass
+class ModelSpec:
+    name: str
+    ref: str  # "module:Class" (or "<inline>")
+    task_types: frozenset[str]
+    cls: type | None = None
+    factory: Callable | None = None
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    node_encoder: bool = True
+    builtin: bool = False
+
+    def serves(self, family: str) -> bool:
+        return family in self.task_types
+
+
+#: models registered with :func:`register_model` (name -> spec)
+MODEL_REGISTRY: dict[str, ModelSpec] = {}
+
+
+def _check_families(task_type, where: str) -> frozenset[str]:
+    if isinstance(task_type, str):
+        task_type = {task_type}
+    fams = frozenset(task_type)
+    unknown = sorted(fams - TASK_TYPES)
+    if unknown or not fams:
+        raise ModelError(
+            f"{where}: unknown task type(s) {unknown or '(empty)'}; valid task types are {sorted(TASK_TYPES)}"
+        )
+    return fams
+
+
+def register_model(cls: type | None = None, *, task_type, name: str | None = None,
+                   factory: Callable | None = None):
+    """Register ``cls`` for ``task_type`` (a family or a set of families).
+
+    Usable as ``@register_model(task_type={"node_cls"})`` or as
+    ``register_model(MyEncoder, task_type=ALL, factory=multi_task_factory(MyEncoder))``.
+    Rejects families outside :data:`netzbench.TASK_TYPES`.
+    """
+    fams = _check_families(task_type, f"register_model({name or getattr(cls, '__name__', '?')})")
+
+    def _register(c: type) -> type:
+        key = name or c.__name__
+        c.task_types = fams
+        MODEL_REGISTRY[key] = ModelSpec(
+            key, f"{c.__module__}:{c.__qualname__}", fams, c, factory,
+            node_encoder=bool(getattr(c, "node_encoder", False)),
+        )
+        return c
+
+    return _register(cls) if cls is not None else _register
+
+
+def unregister_model(name: str) -> None:
+    MODEL_REGISTRY.pop(name, None)
+
+
+def builtin_families(name: str) -> frozenset[str] | None:
+    """Families of a built-in model, without importing torch (None if not built in)."""
+    entry = BUILTIN_MODELS.get(name)
+    return entry[1] if entry else None
+
+
+def _import_ref(ref: str) -> type:
+    module_name, sep, attr = ref.partition(":")
+    if not sep or not module_name or not attr:
+        raise ModelError(f"model reference {ref!r} must look like 'package.module:ClassName'")
+    if "" not in sys.path and "." not in sys.path:
+        sys.path.insert(0, "")  # the repository the stage runs in
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ModelError(f"cannot import module {module_name!r} for model {ref!r}: {exc}") from exc
+    obj = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            public = sorted(n for n, v in vars(module).items() if inspect.isclass(v) and not n.startswith("_"))
+            raise ModelError(f"module {module_name!r} has no {attr!r}; classes there: {public}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def spec_from_class(name: str, cls: type, ref: str | None = None, kwargs: dict | None = None,
+                    task_types=None, factory: Callable | None = None) -> ModelSpec:
+    """A spec for a class, reading ``task_types``/``node_encoder`` declarations."""
+    if not inspect.isclass(cls) and factory is None:
+        raise ModelError(f"model {name!r} must be a class, got {cls!r}")
+    declared = task_types if task_types is not None else getattr(cls, "task_types", None)
+    if declared is None:
+        fams, node_encoder = ALL_FAMILIES, True
+    else:
+        fams = _check_families(declared, f"model {name}")
+        node_encoder = bool(getattr(cls, "node_encoder", False))
+    return ModelSpec(
+        name, ref or f"{getattr(cls, '__module__', '?')}:{getattr(cls, '__qualname__', name)}",
+        fams, cls, factory, dict(kwargs or {}), node_encoder,
+    )
+
+
+def resolve_model(name_or_ref: str, kwargs: dict | None = None) -> ModelSpec:
+    """Resolve a roster name, a registered name or ``module:Class`` to a :class:`ModelSpec`."""
+    if name_or_ref in BUILTIN_MODELS:
+        ref, fams = BUILTIN_MODELS[name_or_ref]
+        spec = spec_from_class(name_or_ref, _import_ref(ref), ref, kwargs)
+        spec.builtin = True
+        assert spec.task_types == fams, f"roster table disagrees with {ref}.task_types"
+        return spec
+    if name_or_ref in MODEL_REGISTRY:
+        reg = MODEL_REGISTRY[name_or_ref]
+        return ModelSpec(reg.name, reg.ref, reg.task_types, reg.cls, reg.factory, dict(kwargs or {}), reg.node_encoder)
+    if ":" not in name_or_ref:
+        known = sorted(BUILTIN_MODELS) + sorted(MODEL_REGISTRY)
+        raise ModelError(
+            f"unknown model {name_or_ref!r}; known models: {', '.join(known)}, "
+            "or give an importable class as 'package.module:ClassName'"
+        )
+    cls = _import_ref(name_or_ref)
+    # a class registered by decorator at import time keeps its registered factory
+    for reg in MODEL_REGISTRY.values():
+        if reg.cls is cls:
+            return ModelSpec(name_or_ref, name_or_ref, reg.task_types, cls, reg.factory, dict(kwargs or {}), reg.node_encoder)
+    return spec_from_class(name_or_ref, cls, name_or_ref, kwargs)
+
+
+def build_model(spec: ModelSpec, task_type: str, in_channels: int, hidden_channels: int, out_channels: int):
+    """Instantiate ``spec`` for ``task_type``, adding the adapter it needs."""
+    from .adapters import NativeGraphModel, NodeModel, DotProductLink, wrap_encoder
+
+    if not spec.serves(task_type):
+        raise ModelError(f"model {spec.name} does not serve {task_type} (it serves {sorted(spec.task_types)})")
+    if spec.factory is not None:
+        params = inspect.signature(spec.factory).parameters
+        if "task_type" in params:
+            return spec.factory(in_channels, hidden_channels, out_channels, task_type=task_type)
+        module = spec.factory(in_channels, hidden_channels, out_channels)
+        return _native(module, task_type)
+
+    def make(i: int, h: int, o: int):
+        try:
+            return spec.cls(i, h, o, **spec.kwargs)
+        except TypeError as exc:
+            raise ModelError(
+                f"cannot construct {spec.name}({i}, {h}, {o}, **{spec.kwargs}): {exc}. Models are built as "
+                "cls(in_channels, hidden_channels, out_channels, **model_args)"
+            ) from exc
+
+    if spec.node_encoder:
+        return wrap_encoder(make, task_type, in_channels, hidden_channels, out_channels)
+    return _native(make(in_channels, hidden_channels, out_channels), task_type)
+
+
+def _native(module, task_type: str):
+    from .adapters import DotProductLink, NativeGraphModel, NodeModel
+
+    if task_type in ("graph_cls", "graph_reg"):
+        return NativeGraphModel(module)
+    if task_type == "link_pred":
+        return DotProductLink(module)
+    return NodeModel(module)

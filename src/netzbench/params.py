@@ -1,0 +1,200 @@
+"""Reading and validating ``params.yaml``.
+
+Everything that can change a result lives in ``tasks``, ``models``,
+``model``/``model_args``, ``seeds`` and ``train``; ``exec`` says how to run
+and never changes a result; ``report`` and ``data`` configure the report and
+the fetch stages. Bad values are rejected here, with the key, the value and
+the valid choices, before any training starts. This module does not import
+torch.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+FAMILIES = ("node_cls", "graph_cls", "graph_reg", "link_pred")
+
+DEFAULTS: dict[str, Any] = {
+    "tasks": [],
+    "models": [],
+    "model": None,
+    "model_args": {},
+    "seeds": list(range(10)),
+    "custom_tasks": {},
+    "train": {
+        "hidden_channels": 64,
+        "eval_every": 1,
+        "node_cls": {"lr": 0.01, "weight_decay": 5e-4},
+        "graph_cls": {"lr": 0.001, "weight_decay": 0.0},
+        "graph_reg": {"lr": 0.001, "weight_decay": 0.0},
+        "link_pred": {"lr": 0.01, "weight_decay": 0.0},
+        "epochs": {},
+    },
+    "exec": {"workers": None, "device": "cpu", "threads": 1},
+    "data": {"mirror": None, "on_missing": "skip"},
+    "report": {
+        "alpha": 0.05,
+        "ci": 0.95,
+        "ci_method": "t",
+        "bootstrap_n": 10000,
+        "pairwise_method": "t",
+        "epoch_selection": "final",
+        "aggregation": "uniform",
+        "equivalence_margin": 0.01,
+    },
+}
+
+CI_METHODS = ("t", "bootstrap")
+PAIRWISE_METHODS = ("t", "wilcoxon")
+EPOCH_SELECTIONS = ("final", "best_val")
+AGGREGATIONS = ("uniform", "reliability", "hierarchical", "custom")
+ON_MISSING = ("skip", "fail")
+DEVICES = ("auto", "cpu", "cuda")
+
+
+class ParamsError(ValueError):
+    """A ``params.yaml`` value is malformed; the message names key and choices."""
+
+
+def _merge(base: dict, override: dict) -> dict:
+    out = copy.deepcopy(base)
+    for key, value in (override or {}).items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _check_str_list(params: dict, key: str) -> None:
+    value = params[key]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise ParamsError(f"params.yaml: `{key}` must be a non-empty list of names, got {value!r}")
+    dupes = sorted({v for v in value if value.count(v) > 1})
+    if dupes:
+        raise ParamsError(f"params.yaml: `{key}` lists {dupes} more than once")
+
+
+def validate(params: dict) -> dict:
+    """Check every value's type and range; return ``params`` (defaults merged)."""
+    _check_str_list(params, "tasks")
+    _check_str_list(params, "models")
+
+    seeds = params["seeds"]
+    if not isinstance(seeds, list) or not seeds:
+        raise ParamsError(f"params.yaml: `seeds` must be a non-empty list of integers, got {seeds!r}")
+    if not all(_is_int(s) and s >= 0 for s in seeds):
+        raise ParamsError(f"params.yaml: `seeds` must be non-negative integers, got {seeds!r}")
+    if len(set(seeds)) != len(seeds):
+        raise ParamsError(f"params.yaml: `seeds` has duplicates: {seeds!r}")
+
+    model = params["model"]
+    if model is not None and (not isinstance(model, str) or not model.strip()):
+        raise ParamsError(
+            "params.yaml: `model` must be null, a roster name (e.g. GAT) or "
+            f"'package.module:ClassName', got {model!r}"
+        )
+    if params["model_args"] is None:
+        params["model_args"] = {}  # null in params.yaml so `-S 'model_args={...}'` can replace it
+    if not isinstance(params["model_args"], dict):
+        raise ParamsError(f"params.yaml: `model_args` must be a mapping, got {params['model_args']!r}")
+
+    train = params["train"]
+    hidden = train["hidden_channels"]
+    if not _is_int(hidden) or hidden <= 0:
+        raise ParamsError(f"params.yaml: `train.hidden_channels` must be a positive integer, got {hidden!r}")
+    eval_every = train["eval_every"]
+    if not _is_int(eval_every) or eval_every <= 0:
+        raise ParamsError(f"params.yaml: `train.eval_every` must be a positive integer, got {eval_every!r}")
+    for family in FAMILIES:
+        opt = train[family]
+        lr = opt.get("lr")
+        if not _is_number(lr) or lr <= 0:
+            raise ParamsError(f"params.yaml: `train.{family}.lr` must be a number > 0, got {lr!r}")
+        wd = opt.get("weight_decay", 0.0)
+        if not _is_number(wd) or wd < 0:
+            raise ParamsError(
+                f"params.yaml: `train.{family}.weight_decay` must be a number >= 0, got {wd!r}"
+            )
+    epochs = train["epochs"]
+    if not isinstance(epochs, dict):
+        raise ParamsError(f"params.yaml: `train.epochs` must be a mapping task -> int, got {epochs!r}")
+    for task, n in epochs.items():
+        if not _is_int(n) or n <= 0:
+            raise ParamsError(f"params.yaml: `train.epochs.{task}` must be a positive integer, got {n!r}")
+    missing = [t for t in params["tasks"] if t not in epochs]
+    if missing:
+        raise ParamsError(
+            f"params.yaml: `train.epochs` has no entry for {missing}; every listed task needs "
+            "an explicit epoch count (e.g. `train.epochs.cora: 100`)"
+        )
+
+    ex = params["exec"]
+    workers = ex.get("workers")
+    if workers is not None and (not _is_int(workers) or workers < 1):
+        raise ParamsError(f"params.yaml: `exec.workers` must be null (one per core) or >= 1, got {workers!r}")
+    threads = ex.get("threads")
+    if not _is_int(threads) or threads < 1:
+        raise ParamsError(f"params.yaml: `exec.threads` must be an integer >= 1, got {threads!r}")
+    if ex.get("device") not in DEVICES:
+        raise ParamsError(f"params.yaml: `exec.device` must be one of {list(DEVICES)}, got {ex.get('device')!r}")
+
+    data = params["data"]
+    if data.get("on_missing") not in ON_MISSING:
+        raise ParamsError(
+            f"params.yaml: `data.on_missing` must be one of {list(ON_MISSING)}, got {data.get('on_missing')!r}"
+        )
+
+    rep = params["report"]
+    for key, choices in (
+        ("ci_method", CI_METHODS),
+        ("pairwise_method", PAIRWISE_METHODS),
+        ("epoch_selection", EPOCH_SELECTIONS),
+        ("aggregation", AGGREGATIONS),
+    ):
+        if rep.get(key) not in choices:
+            raise ParamsError(f"params.yaml: `report.{key}` must be one of {list(choices)}, got {rep.get(key)!r}")
+    for key in ("alpha", "ci"):
+        v = rep.get(key)
+        if not _is_number(v) or not 0 < v < 1:
+            raise ParamsError(f"params.yaml: `report.{key}` must be in (0, 1), got {v!r}")
+    if not _is_int(rep.get("bootstrap_n")) or rep["bootstrap_n"] < 100:
+        raise ParamsError(f"params.yaml: `report.bootstrap_n` must be an integer >= 100, got {rep.get('bootstrap_n')!r}")
+    margin = rep.get("equivalence_margin")
+    if not _is_number(margin) or margin <= 0:
+        raise ParamsError(f"params.yaml: `report.equivalence_margin` must be > 0, got {margin!r}")
+    return params
+
+
+def load_params(path: str | os.PathLike | None = None) -> dict:
+    """Load ``params.yaml`` (default: the one in the current directory), merge defaults, validate."""
+    path = Path(path or "params.yaml")
+    if not path.is_file():
+        raise ParamsError(f"{path} not found: run from the repository root (where params.yaml lives)")
+    with open(path, encoding="utf-8") as fh:
+        raw = yaml.safe_load(fh) or {}
+    if not isinstance(raw, dict):
+        raise ParamsError(f"{path}: expected a mapping at the top level")
+    unknown = sorted(set(raw) - set(DEFAULTS))
+    if unknown:
+        raise ParamsError(f"{path}: unknown top-level keys {unknown}; known: {sorted(DEFAULTS)}")
+    return validate(_merge(DEFAULTS, raw))
+
+
+def workers(params: dict) -> int:
+    """Number of seed worker processes (``exec.workers``; null = one per core)."""
+    n = params["exec"].get("workers")
+    return int(n) if n else max(1, os.cpu_count() or 1)

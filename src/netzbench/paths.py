@@ -1,0 +1,74 @@
+"""Where things live: the user's repository, the data mirror, the caches.
+
+DVC runs ``dvc exp run --temp`` / ``--queue`` in a throw-away copy of the
+repository under ``<repo>/.dvc/tmp/exps/...``. Paths that must survive that
+(the per-seed result cache, the download cache, a relative mirror path) are
+therefore resolved against the repository the user runs from, not the
+temporary copy.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: Environment variable naming a local mirror of raw dataset files.
+MIRROR_ENV = "NETZBENCH_MIRROR"
+#: Environment variable overriding the cache root (per-seed results, downloads).
+CACHE_ENV = "NETZBENCH_CACHE_DIR"
+
+
+def _is_repo_root(path: Path) -> bool:
+    return (path / "dvc.yaml").is_file() or (path / ".dvc").is_dir()
+
+
+def workspace_root(start: Path | None = None) -> Path:
+    """The repository the current command runs in (may be a DVC temp copy)."""
+    here = Path(start or os.getcwd()).resolve()
+    for candidate in (here, *here.parents):
+        if _is_repo_root(candidate):
+            return candidate
+    return here
+
+
+def user_root(start: Path | None = None) -> Path:
+    """The repository the user runs from.
+
+    Inside a DVC temporary experiment workspace (``<repo>/.dvc/tmp/exps/...``)
+    this is ``<repo>``; otherwise it is :func:`workspace_root`.
+    """
+    ws = workspace_root(start)
+    parts = ws.parts
+    for i in range(len(parts) - 3):
+        if parts[i] == ".dvc" and parts[i + 1] == "tmp" and parts[i + 2] == "exps":
+            return Path(*parts[:i])
+    return ws
+
+
+def cache_root() -> Path:
+    """Root of netzbench's git-ignored caches (``<user repo>/.netzbench``)."""
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env).expanduser().resolve()
+    return user_root() / ".netzbench"
+
+
+def resolve_mirror(configured: str | None) -> Path | None:
+    """The mirror directory: ``data.mirror`` from params, else ``$NETZBENCH_MIRROR``.
+
+    A relative path is resolved against the user's repository (so it also
+    works under ``dvc exp run --temp``). Returns None when no mirror is set.
+    A mirror that is set but does not exist is an error: silently falling back
+    to the network would hide a typo.
+    """
+    value = configured if configured not in (None, "") else os.environ.get(MIRROR_ENV)
+    if value in (None, ""):
+        return None
+    path = Path(str(value)).expanduser()
+    if not path.is_absolute():
+        path = user_root() / path
+    path = path.resolve()
+    if not path.is_dir():
+        source = "data.mirror" if configured else MIRROR_ENV
+        raise FileNotFoundError(f"{source} names {value!r}, but {path} is not a directory")
+    return path

@@ -1,0 +1,5 @@
+"""The statistical report: ``BenchmarkReport``, its writers and figures."""
+
+from .core import BenchmarkReport
+
+__all__ = ["BenchmarkReport"]

@@ -1,0 +1,138 @@
+r"""Equivalence testing (TOST) and the four-way verdict.
+
+Two one-sided paired t tests (Schuirmann 1987) on :math:`d = a - b` against
+an equivalence margin :math:`\delta > 0` (in metric units):
+
+.. math::
+
+    H_0^{-}: \mu_d \le -\delta \ \text{vs}\ \mu_d > -\delta, \qquad
+    T^{-} = \frac{\bar d + \delta}{\hat\sigma_d/\sqrt n},\ p^{-} = \Pr(t_{n-1} \ge T^{-});
+
+    H_0^{+}: \mu_d \ge \delta \ \text{vs}\ \mu_d < \delta, \qquad
+    T^{+} = \frac{\bar d - \delta}{\hat\sigma_d/\sqrt n},\ p^{+} = \Pr(t_{n-1} \le T^{+});
+
+    p_{\mathrm{TOST}} = \max(p^{-}, p^{+}).
+
+Equivalence (:math:`|\mu_d| < \delta`) is concluded when
+:math:`p_{\mathrm{TOST}} < \alpha`.  Each one-sided p-value is computed with
+:func:`scipy.stats.ttest_1samp` (``alternative="greater"`` / ``"less"``).
+
+Edge cases (no exceptions): pairs with a non-finite value are dropped.
+``n < 2`` gives NaN p-values and ``equivalent = False``.  When
+:math:`\hat\sigma_d = 0` (all differences equal to ``c``, including
+``c = 0``; round-off rule as in :mod:`netzbench.stats.paired`) each
+one-sided test is decided exactly: ``p = 0`` if ``c`` lies strictly inside
+the alternative, else ``p = 1`` (``c`` exactly on a margin is *not*
+equivalent).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from scipy import stats
+
+from ._common import ResultMixin, check_open_unit
+from .paired import paired_differences
+
+__all__ = ["TostResult", "tost_paired", "verdict", "VERDICTS"]
+
+VERDICTS = ("different", "equivalent", "trivial", "undetermined")
+
+
+@dataclass(frozen=True)
+class TostResult(ResultMixin):
+    """Result of :func:`tost_paired`.
+
+    Attributes
+    ----------
+    p_value : float
+        ``max(p_lower, p_upper)``.
+    p_lower : float
+        One-sided p-value for :math:`H_0: \\mu_d \\le -margin`.
+    p_upper : float
+        One-sided p-value for :math:`H_0: \\mu_d \\ge +margin`.
+    margin : float
+        Equivalence margin :math:`\\delta`.
+    n : int
+        Number of pairs kept.
+    equivalent : bool
+        ``p_value < alpha`` (False when ``p_value`` is NaN).
+    """
+
+    p_value: float
+    p_lower: float
+    p_upper: float
+    margin: float
+    n: int
+    equivalent: bool
+
+
+def tost_paired(a, b, margin: float, alpha: float = 0.05) -> TostResult:
+    """Paired two-one-sided-tests equivalence test of ``a`` and ``b``.
+
+    Parameters
+    ----------
+    a, b : array_like, 1-D
+        Seed-aligned values.
+    margin : float
+        Equivalence margin :math:`\\delta > 0` in metric units.
+    alpha : float
+        Level for the ``equivalent`` flag.
+
+    Raises
+    ------
+    ValueError
+        If ``margin <= 0`` (or not finite) or ``alpha`` is outside (0, 1).
+    """
+    margin = float(margin)
+    if not (margin > 0.0) or not math.isfinite(margin):
+        raise ValueError(f"margin must be a positive finite number, got {margin!r}")
+    alpha = check_open_unit(alpha, "alpha")
+    pdiff = paired_differences(a, b)
+    n = pdiff.n
+    nan = float("nan")
+    if pdiff.kind == "few":
+        return TostResult(nan, nan, nan, margin, n, False)
+    if pdiff.kind in ("zero", "constant"):
+        c = pdiff.mean_diff
+        p_lower = 0.0 if c > -margin else 1.0
+        p_upper = 0.0 if c < margin else 1.0
+    else:
+        p_lower = float(stats.ttest_1samp(pdiff.d, -margin, alternative="greater").pvalue)
+        p_upper = float(stats.ttest_1samp(pdiff.d, margin, alternative="less").pvalue)
+    p = max(p_lower, p_upper)
+    return TostResult(p, p_lower, p_upper, margin, n, bool(p < alpha))
+
+
+def _significant(p, alpha: float) -> bool:
+    p = float(p)
+    return (not math.isnan(p)) and p < alpha
+
+
+def verdict(p_diff_holm, p_equiv_holm, alpha: float = 0.05) -> str:
+    """Cross the difference test with the equivalence test.
+
+    With ``D = p_diff_holm < alpha`` and ``E = p_equiv_holm < alpha`` (a NaN
+    p-value is never significant):
+
+    ============  ============  ================
+    D             E             verdict
+    ============  ============  ================
+    True          False         ``"different"``
+    False         True          ``"equivalent"``
+    True          True          ``"trivial"`` (real difference, inside the margin)
+    False         False         ``"undetermined"`` (also when both are NaN)
+    ============  ============  ================
+    """
+    alpha = check_open_unit(alpha, "alpha")
+    diff = _significant(p_diff_holm, alpha)
+    equiv = _significant(p_equiv_holm, alpha)
+    if diff and equiv:
+        return "trivial"
+    if diff:
+        return "different"
+    if equiv:
+        return "equivalent"
+    return "undetermined"

@@ -1,0 +1,192 @@
+r"""Per-cell summaries: mean, spread and a confidence interval over seeds.
+
+For one (task, model) cell with finite per-seed values :math:`x_1..x_S`:
+
+.. math::
+
+    \bar x = \frac1S \sum_s x_s, \qquad
+    \hat\sigma = \sqrt{\frac{1}{S-1}\sum_s (x_s-\bar x)^2}, \qquad
+    \mathrm{sem} = \hat\sigma/\sqrt S .
+
+Two interval methods:
+
+``t``
+    :math:`\bar x \pm t_{(1+c)/2,\,S-1}\,\mathrm{sem}` (Student t, symmetric).
+``bootstrap``
+    percentile interval of :math:`B` resampled means
+    :math:`\bar x^*_b` (resample the :math:`S` values with replacement):
+    :math:`[q_{(1-c)/2}(\bar x^*),\, q_{(1+c)/2}(\bar x^*)]`.  The bounds may
+    be asymmetric about :math:`\bar x`; ``half_width`` is
+    :math:`(hi-lo)/2` for ``mean ± h`` display.
+
+Edge cases (both methods).  Non-finite values (NaN, ±inf) are dropped first
+and ``n`` counts the finite values that remain.
+
+* ``n == 0``: every field is NaN (``n = 0``).
+* ``n == 1``: ``mean`` is the single value; ``std``, ``sem``, ``lo``, ``hi``
+  and ``half_width`` are NaN -- one seed gives *no* interval rather than a
+  silent zero-width one.
+* all values equal (``n >= 2``): ``std = sem = 0`` and the interval is the
+  single point ``[mean, mean]`` (zero width here is a property of the data).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from ._common import ResultMixin, as_1d_float, check_open_unit
+
+__all__ = ["Interval", "t_interval", "bootstrap_interval", "interval", "INTERVAL_METHODS"]
+
+INTERVAL_METHODS = ("t", "bootstrap")
+
+# Resampled means are generated in chunks of at most this many draws so that
+# memory stays bounded for large S * n_resamples.
+_CHUNK_DRAWS = 4_000_000
+
+
+@dataclass(frozen=True)
+class Interval(ResultMixin):
+    """Mean and confidence interval of one cell.
+
+    Attributes
+    ----------
+    mean : float
+        Sample mean of the finite values.
+    lo, hi : float
+        Interval bounds (NaN when ``n < 2``).
+    half_width : float
+        ``t``: :math:`t_{(1+c)/2,n-1}\\cdot\\mathrm{sem}`; ``bootstrap``:
+        ``(hi - lo) / 2``.
+    std : float
+        Sample standard deviation (ddof = 1); NaN when ``n < 2``.
+    sem : float
+        ``std / sqrt(n)``; NaN when ``n < 2``.
+    n : int
+        Number of finite values used.
+    method : str
+        ``"t"`` or ``"bootstrap"``.
+    """
+
+    mean: float
+    lo: float
+    hi: float
+    half_width: float
+    std: float
+    sem: float
+    n: int
+    method: str
+
+
+def _finite(values) -> np.ndarray:
+    x = as_1d_float(values)
+    return x[np.isfinite(x)]
+
+
+def _degenerate(x: np.ndarray, method: str) -> Interval | None:
+    """Interval for n < 2 (no spread estimate), else None."""
+    nan = float("nan")
+    if x.size == 0:
+        return Interval(nan, nan, nan, nan, nan, nan, 0, method)
+    if x.size == 1:
+        return Interval(float(x[0]), nan, nan, nan, nan, nan, 1, method)
+    return None
+
+
+def _spread(x: np.ndarray) -> tuple[float, float, float]:
+    """(mean, std ddof=1, sem); exact zeros when all values are equal."""
+    if np.all(x == x[0]):
+        return float(x[0]), 0.0, 0.0
+    mean = float(np.mean(x))
+    std = float(np.std(x, ddof=1))
+    return mean, std, std / float(np.sqrt(x.size))
+
+
+def t_interval(values, ci: float = 0.95) -> Interval:
+    r"""Student-t confidence interval for the mean.
+
+    .. math:: \bar x \pm t_{(1+c)/2,\; n-1}\cdot \hat\sigma/\sqrt n
+
+    Parameters
+    ----------
+    values : array_like, 1-D
+        Per-seed values; non-finite entries are dropped.
+    ci : float
+        Confidence level in (0, 1).
+
+    Returns
+    -------
+    Interval
+        ``method == "t"``.  See the module docstring for ``n < 2``.
+    """
+    ci = check_open_unit(ci, "ci")
+    x = _finite(values)
+    deg = _degenerate(x, "t")
+    if deg is not None:
+        return deg
+    mean, std, sem = _spread(x)
+    h = float(stats.t.ppf(0.5 + ci / 2.0, x.size - 1)) * sem
+    return Interval(mean, float(mean - h), float(mean + h), float(h), std, sem, int(x.size), "t")
+
+
+def _resampled_means(x: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    n = x.size
+    out = np.empty(n_resamples)
+    step = max(1, _CHUNK_DRAWS // n)
+    for start in range(0, n_resamples, step):
+        stop = min(n_resamples, start + step)
+        idx = rng.integers(0, n, size=(stop - start, n))
+        out[start:stop] = x[idx].mean(axis=1)
+    return out
+
+
+def bootstrap_interval(values, ci: float = 0.95, n_resamples: int = 10_000, seed=0) -> Interval:
+    r"""Percentile-bootstrap confidence interval for the mean.
+
+    Draws ``n_resamples`` resamples of the ``n`` finite values with
+    replacement using ``numpy.random.default_rng(seed)``, and returns
+
+    .. math:: [\,q_{(1-c)/2}(\bar x^*),\; q_{(1+c)/2}(\bar x^*)\,]
+
+    (``numpy.percentile`` with linear interpolation).  The bounds are the
+    true percentiles and may be asymmetric about ``mean``;
+    ``half_width = (hi - lo) / 2``.  ``std`` and ``sem`` are the ordinary
+    sample quantities (ddof = 1), not bootstrap estimates.
+
+    The result is a deterministic function of ``(values, ci, n_resamples,
+    seed)`` for an integer ``seed``; ``seed=None`` draws fresh entropy.
+
+    ``n < 2`` gives NaN bounds (see the module docstring).
+    """
+    ci = check_open_unit(ci, "ci")
+    n_resamples = int(n_resamples)
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be >= 1, got {n_resamples}")
+    x = _finite(values)
+    deg = _degenerate(x, "bootstrap")
+    if deg is not None:
+        return deg
+    mean, std, sem = _spread(x)
+    if std == 0.0:
+        lo = hi = mean
+    else:
+        means = _resampled_means(x, n_resamples, np.random.default_rng(seed))
+        lo, hi = (float(q) for q in np.percentile(means, [50.0 * (1.0 - ci), 50.0 * (1.0 + ci)]))
+    return Interval(mean, float(lo), float(hi), float((hi - lo) / 2.0), std, sem, int(x.size), "bootstrap")
+
+
+def interval(values, ci: float = 0.95, method: str = "t", n_resamples: int = 10_000, seed=0) -> Interval:
+    """Dispatch to :func:`t_interval` (``method="t"``) or
+    :func:`bootstrap_interval` (``method="bootstrap"``).
+
+    ``n_resamples`` and ``seed`` are used only by the bootstrap.  An unknown
+    ``method`` raises ``ValueError`` naming the valid choices.
+    """
+    if method == "t":
+        return t_interval(values, ci=ci)
+    if method == "bootstrap":
+        return bootstrap_interval(values, ci=ci, n_resamples=n_resamples, seed=seed)
+    raise ValueError(f"unknown interval method {method!r}; valid choices: {', '.join(INTERVAL_METHODS)}")

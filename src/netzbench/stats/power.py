@@ -1,0 +1,151 @@
+r"""Is the evidence sufficient?  Power of the paired t test.
+
+For :math:`n` seed-aligned pairs with difference standard deviation
+:math:`\hat\sigma_d`, two-sided level :math:`\alpha` and target power
+:math:`1-\beta`:
+
+* minimum detectable effect (normal-approximation form with t quantiles)
+
+  .. math:: \mathrm{MDE}(n) = \bigl(t_{n-1,\,1-\alpha/2} + t_{n-1,\,1-\beta}\bigr)\,
+            \hat\sigma_d/\sqrt n ;
+
+* observed power of the two-sided paired t test at the observed effect,
+  from the non-central t distribution with :math:`\nu = n-1` and
+  non-centrality :math:`\lambda = \bar d/(\hat\sigma_d/\sqrt n)`:
+
+  .. math:: P = \Pr(T'_{\nu,\lambda} > t_{\nu,1-\alpha/2})
+              + \Pr(T'_{\nu,\lambda} < -t_{\nu,1-\alpha/2});
+
+* ``detectable``: :math:`|\bar d| \ge \mathrm{MDE}(n)`;
+* ``seeds_needed[e]``: the smallest :math:`n' \in [2, 10000]` with
+  :math:`\mathrm{MDE}(n') \le e` (holding :math:`\hat\sigma_d` fixed),
+  ``None`` if there is none.
+
+Edge cases (no exceptions):
+
+* ``n < 2``: ``mde``, ``observed_power``, ``sigma_d`` NaN,
+  ``detectable = False``, every ``seeds_needed`` value ``None``.
+* :math:`\hat\sigma_d = 0` (constant differences, see
+  :mod:`netzbench.stats.paired` for the round-off rule): ``mde = 0``,
+  ``seeds_needed = 2`` for every effect; ``observed_power = 1`` when
+  :math:`\bar d \ne 0`.
+* :math:`\bar d = 0` (including identical models): :math:`\lambda = 0` so
+  ``observed_power = alpha`` (the rejection rate under the null), and
+  ``detectable = False`` -- there is no effect to detect, even when
+  ``mde == 0``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from ._common import ResultMixin, check_open_unit
+from .paired import paired_differences
+
+__all__ = ["PowerResult", "paired_power", "mde", "MAX_SEEDS"]
+
+MAX_SEEDS = 10_000
+
+
+@dataclass(frozen=True)
+class PowerResult(ResultMixin):
+    """Result of :func:`paired_power`.
+
+    Attributes
+    ----------
+    mde : float
+        Minimum detectable effect at the current ``n``.
+    observed_power : float
+        Power of the two-sided paired t test at the observed mean difference.
+    detectable : bool
+        ``|mean_diff| >= mde`` (and ``mean_diff != 0``).
+    seeds_needed : dict[float, int | None]
+        Effect size -> smallest number of seeds whose MDE is at most it.
+    n : int
+        Number of pairs kept.
+    sigma_d : float
+        ``std(a - b, ddof=1)``.
+    """
+
+    mde: float
+    observed_power: float
+    detectable: bool
+    seeds_needed: dict
+    n: int
+    sigma_d: float
+
+
+def mde(sigma_d: float, n, alpha: float = 0.05, power: float = 0.8):
+    r"""Minimum detectable effect :math:`(t_{n-1,1-\alpha/2}+t_{n-1,power})\sigma_d/\sqrt n`.
+
+    ``n`` may be an integer or an integer array (vectorised); ``n < 2`` gives NaN.
+    """
+    n_arr = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        df = np.where(n_arr >= 2, n_arr - 1.0, np.nan)
+        factor = stats.t.ppf(1.0 - alpha / 2.0, df) + stats.t.ppf(power, df)
+        out = factor * float(sigma_d) / np.sqrt(n_arr)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def _observed_power(mean_diff: float, sigma_d: float, n: int, alpha: float) -> float:
+    if mean_diff == 0.0:
+        return alpha
+    if sigma_d == 0.0:
+        return 1.0
+    df = n - 1
+    nc = mean_diff / (sigma_d / np.sqrt(n))
+    tcrit = stats.t.ppf(1.0 - alpha / 2.0, df)
+    p = stats.nct.sf(tcrit, df, nc) + stats.nct.cdf(-tcrit, df, nc)
+    return float(min(1.0, max(0.0, p)))
+
+
+def paired_power(a, b, alpha: float = 0.05, power: float = 0.8, effects=(0.02, 0.01, 0.005)) -> PowerResult:
+    """Power analysis of the paired t test of ``a`` vs ``b`` (see module docstring).
+
+    Parameters
+    ----------
+    a, b : array_like, 1-D
+        Seed-aligned values; pairs with a non-finite value are dropped.
+    alpha : float
+        Two-sided significance level in (0, 1).
+    power : float
+        Target power in (0, 1) used for ``mde`` and ``seeds_needed``.
+    effects : iterable of float
+        Positive effect sizes (in metric units) for ``seeds_needed``.
+
+    Raises
+    ------
+    ValueError
+        For ``alpha``/``power`` outside (0, 1) or a non-positive effect.
+    """
+    alpha = check_open_unit(alpha, "alpha")
+    power = check_open_unit(power, "power")
+    effects = [float(e) for e in effects]
+    if any(not (e > 0.0) or not np.isfinite(e) for e in effects):
+        raise ValueError(f"effects must be positive finite numbers, got {effects}")
+
+    pdiff = paired_differences(a, b)
+    n, mean_diff, sigma_d = pdiff.n, pdiff.mean_diff, pdiff.sigma_d
+    nan = float("nan")
+
+    if n < 2:
+        return PowerResult(nan, nan, False, {e: None for e in effects}, n, nan)
+
+    m = mde(sigma_d, n, alpha, power)
+    obs = _observed_power(mean_diff, sigma_d, n, alpha)
+    detectable = bool(mean_diff != 0.0 and abs(mean_diff) >= m)
+
+    if sigma_d == 0.0:
+        needed = {e: 2 for e in effects}
+    else:
+        grid = np.arange(2, MAX_SEEDS + 1)
+        curve = mde(sigma_d, grid, alpha, power)
+        needed = {}
+        for e in effects:
+            hit = np.flatnonzero(curve <= e)
+            needed[e] = int(grid[hit[0]]) if hit.size else None
+    return PowerResult(float(m), obs, detectable, needed, n, sigma_d)

@@ -1,0 +1,7 @@
+"""Imported once by the forkserver so each seed's process starts with torch loaded."""
+
+import torch  # noqa: F401
+import torch_geometric  # noqa: F401
+
+from . import loops, seed_job  # noqa: F401
+from ..models import adapters, encoders, gin  # noqa: F401

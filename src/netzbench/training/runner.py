@@ -1,0 +1,201 @@
+"""The cell runner: every seed of one (task, model) cell, cached, in parallel.
+
+``train_cell`` resolves the task, the model and the hyperparameters, decides
+cheap outcomes first (an incompatible pair or unavailable data never imports
+torch for a built-in model), serves finished seeds from the per-seed cache,
+trains the rest in worker processes (``exec.workers``; each seed in a fresh
+process forked from a server that has torch preloaded, pinned to
+``exec.threads`` intra-op threads so the result does not depend on how many
+run at once), stores each seed in the cache the moment it finishes, and writes
+the run record atomically.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import multiprocessing
+import sys
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+from ..catalog.data import data_hash, read_meta
+from ..catalog.table import get_task
+from ..models.registry import ModelError, builtin_families, resolve_model
+from ..params import workers as n_workers
+from .cache import SeedCache, canonical_json, seed_key, source_hash
+from .record import SCHEMA_VERSION, cell_status, software_versions, write_record
+
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+HEADLINE = {
+    "node_cls": ("test_acc", "higher"),
+    "graph_cls": ("test_acc", "higher"),
+    "graph_reg": ("test_mae", "lower"),
+    "link_pred": ("test_auc", "higher"),
+}
+
+
+def resolve_hparams(params: dict, task_id: str, family: str) -> dict:
+    train = params["train"]
+    return {
+        "hidden_channels": int(train["hidden_channels"]),
+        "lr": float(train[family]["lr"]),
+        "weight_decay": float(train[family].get("weight_decay", 0.0)),
+        "epochs": int(train["epochs"][task_id]),
+        "eval_every": int(train["eval_every"]),
+    }
+
+
+def code_version(model_ref: str | None = None) -> str:
+    """Hash of the training code, plus the user model's source when given."""
+    paths = [PACKAGE_DIR / "models", PACKAGE_DIR / "training", PACKAGE_DIR / "catalog"]
+    if model_ref and ":" in model_ref:
+        top = model_ref.split(":")[0].split(".")[0]
+        if "" not in sys.path:
+            sys.path.insert(0, "")
+        spec = importlib.util.find_spec(top)
+        if spec is not None and spec.origin:
+            origin = Path(spec.origin)
+            paths.append(origin.parent if origin.name == "__init__.py" else origin)
+    return source_hash(paths)
+
+
+def display_name(model: str, model_args: dict | None) -> str:
+    if not model_args:
+        return model
+    args = ",".join(f"{k}={model_args[k]}" for k in sorted(model_args))
+    return f"{model}[{args}]"
+
+
+_CONTEXT = None
+
+
+def _pool_context():
+    global _CONTEXT
+    if _CONTEXT is None:
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        _CONTEXT = multiprocessing.get_context(method)
+        if method == "forkserver":
+            _CONTEXT.set_forkserver_preload(["netzbench.training.preload"])
+    return _CONTEXT
+
+
+def run_jobs(jobs: list[dict], workers: int, on_result) -> None:
+    """Run ``jobs`` (seed jobs) on ``workers`` processes; call ``on_result(job, result)`` as each ends."""
+    from .seed_job import run_seed
+
+    if not jobs:
+        return
+    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=_pool_context(),
+                             max_tasks_per_child=1) as pool:
+        futures = {pool.submit(run_seed, job): job for job in jobs}
+        for fut in as_completed(futures):
+            job = futures[fut]
+            try:
+                result = fut.result()
+            except Exception as exc:  # the worker process died (killed, out of memory)
+                result = {"status": "failed", "error": f"worker died: {type(exc).__name__}: {exc}", "seconds": 0.0}
+            on_result(job, result)
+
+
+def train_cell(task_id: str, model: str, params: dict, out_path: str | Path, *, role: str = "roster",
+               model_args: dict | None = None, data_root: str | Path = "data", echo=print,
+               progress: bool = True) -> dict:
+    """Train (or recall) every seed of the cell and write its run record to ``out_path``."""
+    task = get_task(task_id)
+    family = task.family
+    seeds = list(params["seeds"])
+    hp = resolve_hparams(params, task_id, family)
+    metric, direction = HEADLINE[family]
+    model_args = dict(model_args or {})
+    task_dir = Path(data_root) / task_id
+    record = {
+        "schema_version": SCHEMA_VERSION,
+        "task": task_id,
+        "family": family,
+        "model": display_name(model, model_args),
+        "model_ref": model,
+        "model_args": model_args,
+        "role": role,
+        "headline_metric": metric,
+        "direction": direction,
+        "hyperparameters": hp,
+        "threads": int(params["exec"]["threads"]),
+        "software": software_versions(),
+    }
+
+    def finish(seed_results: dict, status_reason: str | None = None) -> dict:
+        record["seeds"] = {str(s): seed_results[s] for s in seeds}
+        record["status"] = cell_status(record["seeds"])
+        if status_reason:
+            record["reason"] = status_reason
+        write_record(out_path, record)
+        return record
+
+    families = builtin_families(model)
+    if families is None:
+        families = resolve_model(model, model_args).task_types  # user model: importing is unavoidable
+    record["config_hash"] = seed_key(task=task_id, model=model, model_args=model_args, hp=hp)
+    record["code_version"] = code_version(model)
+    if family not in families:
+        reason = f"{model} does not serve {family} (it serves {', '.join(sorted(families))})"
+        record["data_hash"] = None
+        echo(f"{task_id}/{model}: incompatible: {reason}")
+        return finish({s: {"status": "incompatible", "reason": reason} for s in seeds}, reason)
+
+    meta = read_meta(task_dir)
+    record["data_hash"] = data_hash(task_dir)
+    if meta.get("status") != "ok":
+        reason = f"data for {task_id} unavailable: {meta.get('reason', 'unknown reason')}"
+        echo(f"{task_id}/{model}: {reason}")
+        return finish({s: {"status": "unavailable", "reason": reason} for s in seeds}, reason)
+
+    cache = SeedCache()
+    results: dict[int, dict] = {}
+    keys = {}
+    for s in seeds:
+        keys[s] = seed_key(task=task_id, model=model, model_args=model_args, hp=hp, seed=s,
+                           data=record["data_hash"], code=record["code_version"], threads=record["threads"])
+        hit = cache.get(keys[s])
+        if hit is not None:
+            results[s] = {**hit, "cached": True}
+    pending = [s for s in seeds if s not in results]
+    base_job = {"task": task_id, "family": family, "split": task.split, "data_dir": str(task_dir),
+                "model_ref": model, "model_args": model_args, "hp": hp, "meta": meta,
+                "threads": record["threads"]}
+    jobs = [{**base_job, "seed": s} for s in pending]
+    if pending:
+        echo(f"{task_id}/{model}: training seeds {pending} ({len(seeds) - len(pending)} cached), "
+             f"{hp['epochs']} epochs, {min(n_workers(params), len(pending))} worker(s)")
+    bar = None
+    if progress and pending:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(pending), desc=f"{task_id}/{display_name(model, model_args)}", unit="seed",
+                   file=sys.stderr, dynamic_ncols=True)
+
+    def on_result(job: dict, result: dict) -> None:
+        seed = job["seed"]
+        results[seed] = result
+        if result["status"] == "ok":
+            cache.put(keys[seed], result)  # saved the moment it finishes: a crash later loses nothing
+        else:
+            echo(f"{task_id}/{model} seed {seed} FAILED: {result.get('error')}")
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix(seed=seed, s=f"{result.get('seconds', 0):.1f}")
+
+    try:
+        run_jobs(jobs, n_workers(params), on_result)
+    finally:
+        if bar is not None:
+            bar.close()
+    return finish(results)
+
+
+def check_model(model: str, model_args: dict | None = None) -> None:
+    """Fail early, with the valid choices, for an unknown or unimportable model."""
+    if builtin_families(model) is None:
+        resolve_model(model, model_args or {})
+
+
+__all__ = ["train_cell", "check_model", "resolve_hparams", "HEADLINE", "ModelError", "canonical_json"]

@@ -1,0 +1,68 @@
+"""Training one seed of one cell: the unit of work a worker process runs.
+
+A job is a plain dict (picklable, JSON-able); the result is a plain dict that
+goes into the run record under its seed. Everything random is seeded from the
+job's seed: python, numpy, torch (model init, dropout) and, through
+:mod:`netzbench.training.splits`, every split and negative sample.
+"""
+
+from __future__ import annotations
+
+import random
+import resource
+import time
+import traceback
+
+
+def set_seed(seed: int) -> None:
+    import numpy as np
+    import torch
+
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux reports KiB
+
+
+def run_seed(job: dict) -> dict:
+    """Train ``job['seed']`` and return ``{status, history, epochs, seconds, num_params, peak_rss_mb}``.
+
+    Any exception is caught and returned as ``{"status": "failed", "error": ...}``
+    so one bad seed never stops the sweep.
+    """
+    t0 = time.perf_counter()
+    try:
+        import torch
+
+        torch.set_num_threads(int(job["threads"]))
+        from ..catalog.data import load_arrays_for_seed
+        from ..models.registry import build_model, resolve_model
+        from .loops import Hyper, train
+
+        spec = resolve_model(job["model_ref"], job.get("model_args") or {})
+        arrays = load_arrays_for_seed(job["data_dir"], job["seed"], job.get("meta"))
+        hp = Hyper(**job["hp"])
+        set_seed(job["seed"])
+
+        def build(i, h, o):
+            return build_model(spec, job["family"], i, h, o)
+
+        fit = train(job["family"], job["split"], build, arrays, job["seed"], hp)
+        return {
+            "status": "ok",
+            "history": fit.history,
+            "epochs": fit.epochs,
+            "seconds": time.perf_counter() - t0,
+            "num_params": fit.num_params,
+            "peak_rss_mb": _peak_rss_mb(),
+        }
+    except Exception as exc:  # recorded, never raised: the sweep goes on
+        return {
+            "status": "failed",
+            "error": f"{type(exc).__name__}: {exc}",
+            "traceback": traceback.format_exc(limit=20),
+            "seconds": time.perf_counter() - t0,
+        }

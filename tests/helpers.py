@@ -1,0 +1,17 @@
+"""Helpers shared by the tests (imported as ``from helpers import ...``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from netzbench.params import DEFAULTS, _merge, validate
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def make_params(**overrides) -> dict:
+    """Defaults merged with ``overrides`` (tasks/models/seeds/epochs filled in), validated."""
+    base = {"tasks": ["random_tsp"], "models": ["GCN"], "seeds": [0, 1],
+            "train": {"epochs": {"random_tsp": 3, "ising_lattice": 3, "karate": 3, "cora": 3, "mutag": 3}},
+            "exec": {"workers": 1}}
+    return validate(_merge(_merge(DEFAULTS, base), overrides))

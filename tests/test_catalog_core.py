@@ -1,0 +1,185 @@
+"""Fetching, checksums, safe extraction and deterministic processing."""
+
+import dataclasses
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from netzbench.catalog import data as catdata
+from netzbench.catalog.fetch import (ChecksumMismatch, DatasetUnavailable, UnsafeArchive, obtain_raw,
+                                     safe_extract, sha256_file)
+from netzbench.catalog.table import DATASETS, TASKS, RawFile, Source, TaskSpec, get_task, UnknownTaskError
+
+from helpers import make_params
+
+
+def fetch(task, tmp_path, **params):
+    return catdata.fetch_task(task, make_params(**params), tmp_path / "data", echo=lambda m: None)
+
+
+def test_cora_from_mirror_matches_manifest_and_planetoid_split(tmp_path, mirror):
+    meta = fetch("cora", tmp_path)
+    assert meta["status"] == "ok"
+    assert meta["counts"]["num_nodes"] == 2708
+    assert meta["counts"]["num_edges"] == 10556 // 2  # manifest counts directed edges; we count pairs
+    arrays = catdata.load_arrays_for_seed(tmp_path / "data" / "cora", 0)
+    assert arrays["train_mask"].sum() == 140 and arrays["val_mask"].sum() == 500 and arrays["test_mask"].sum() == 1000
+    assert arrays["x"].shape == (2708, 1433)
+    assert set(meta["raw_sha256"]) == {f"ind.cora.{s}" for s in ("x", "tx", "allx", "y", "ty", "ally", "graph", "test.index")}
+    # where the bytes came from is logged outside the DVC output
+    assert "mirror" not in json.dumps(meta)
+    log = Path(catdata.cache_root()) / "logs" / "fetch.jsonl"
+    assert "mirror:" in log.read_text()
+
+
+def test_mutag_collection(tmp_path, mirror):
+    meta = fetch("mutag", tmp_path)
+    assert meta["counts"]["num_graphs"] == 188
+    arrays = catdata.load_arrays_for_seed(tmp_path / "data" / "mutag", 0)
+    assert len(arrays["node_ptr"]) == 189 and arrays["node_ptr"][-1] == arrays["x"].shape[0]
+    assert sorted(np.unique(arrays["y"])) == [0, 1]
+
+
+def test_processing_is_byte_identical_from_mirror_and_from_url(tmp_path, mirror, monkeypatch):
+    """Same raw bytes -> same data/<task>/, whatever the source (file:// exercises the real downloader)."""
+    fetch("cora", tmp_path)
+    first = catdata.data_hash(tmp_path / "data" / "cora")
+    cora = DATASETS["cora"]
+    src = cora.sources[0]
+    url_src = dataclasses.replace(src, url=(mirror / "cora" / "raw").as_uri() + "/{file}",
+                                  files=tuple(dataclasses.replace(f, mirror_path=None) for f in src.files))
+    monkeypatch.setitem(DATASETS, "cora", dataclasses.replace(cora, sources=(url_src,)))
+    monkeypatch.delenv("NETZBENCH_MIRROR")
+    monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path / "other-cache"))
+    meta = catdata.fetch_task("cora", make_params(), tmp_path / "data2", echo=lambda m: None)
+    assert meta["status"] == "ok"
+    assert catdata.data_hash(tmp_path / "data2" / "cora") == first
+    assert (tmp_path / "data2" / "cora" / "graph.npz").read_bytes() == (tmp_path / "data" / "cora" / "graph.npz").read_bytes()
+    log = (tmp_path / "other-cache" / "logs" / "fetch.jsonl").read_text()
+    assert "url:file://" in log
+
+
+def _fake_dataset(monkeypatch, tmp_path, sha: str | None, content: bytes = b"hello"):
+    mirror = tmp_path / "fake-mirror"
+    (mirror / "fake").mkdir(parents=True)
+    (mirror / "fake" / "edges.txt").write_bytes(content)
+    ds = dataclasses.replace(DATASETS["cora"], id="fake", mirror="fake",
+                             sources=(Source("files", "https://example.invalid/{file}", "planetoid",
+                                             (RawFile("edges.txt", "edges.txt", sha),)),))
+    monkeypatch.setitem(DATASETS, "fake", ds)
+    monkeypatch.setitem(TASKS, "fake", TaskSpec("fake", "fake", "node_cls", 3, "planetoid", "test"))
+    monkeypatch.setenv("NETZBENCH_MIRROR", str(mirror))
+    return ds, mirror
+
+
+def test_checksum_mismatch_fails_loudly_and_leaves_nothing(tmp_path, monkeypatch):
+    ds, mirror = _fake_dataset(monkeypatch, tmp_path, sha="0" * 64)
+    with pytest.raises(ChecksumMismatch) as err:
+        fetch("fake", tmp_path)
+    msg = str(err.value)
+    assert "edges.txt" in msg and "0" * 64 in msg and sha256_file(mirror / "fake" / "edges.txt") in msg
+    assert not (tmp_path / "data" / "fake").exists()
+    assert not list((tmp_path / "data").glob(".fake*"))  # no half-written output
+    raw_dir = Path(catdata.cache_root()) / "downloads" / "fake" / "raw"
+    assert not any(raw_dir.iterdir())  # the bad file was not kept
+    # a mismatch fails whatever on_missing says
+    with pytest.raises(ChecksumMismatch):
+        fetch("fake", tmp_path, data={"on_missing": "skip"})
+
+
+def test_unavailable_is_recorded_with_skip_and_fatal_with_fail(tmp_path, monkeypatch):
+    ds, mirror = _fake_dataset(monkeypatch, tmp_path, sha=None)
+    (mirror / "fake" / "edges.txt").unlink()
+    meta = fetch("fake", tmp_path, data={"on_missing": "skip"})
+    assert meta["status"] == "unavailable" and "edges.txt" in meta["reason"]
+    assert json.loads((tmp_path / "data" / "fake" / "meta.json").read_text())["status"] == "unavailable"
+    with pytest.raises(DatasetUnavailable) as err:
+        fetch("fake", tmp_path, data={"on_missing": "fail"})
+    assert "fake" in str(err.value) and "NETZBENCH_MIRROR" in str(err.value)
+    with pytest.raises(catdata.TaskUnavailable):
+        catdata.load_arrays_for_seed(tmp_path / "data" / "fake", 0)
+
+
+def test_unreachable_url_is_unavailable_naming_the_url(tmp_path, monkeypatch):
+    ds, _ = _fake_dataset(monkeypatch, tmp_path, sha=None)
+    monkeypatch.delenv("NETZBENCH_MIRROR")
+    bad = dataclasses.replace(ds, sources=(dataclasses.replace(ds.sources[0], url=(tmp_path / "nowhere").as_uri() + "/{file}"),))
+    with pytest.raises(DatasetUnavailable) as err:
+        obtain_raw(bad, None, tmp_path / "dl")
+    assert (tmp_path / "nowhere").as_uri() in str(err.value)
+
+
+def _zip(path: Path, members: dict[str, bytes]) -> Path:
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return path
+
+
+@pytest.mark.parametrize("evil", ["../escape.txt", "/abs/escape.txt", "a/../../escape.txt"])
+def test_zip_slip_is_refused_and_nothing_is_written(tmp_path, evil):
+    archive = _zip(tmp_path / "evil.zip", {"ok.txt": b"fine", evil: b"pwned"})
+    target = tmp_path / "out"
+    with pytest.raises(UnsafeArchive, match="outside"):
+        safe_extract(archive, target)
+    assert not (tmp_path / "escape.txt").exists()
+    assert not (target / "ok.txt").exists()
+
+
+def test_tar_with_link_is_refused(tmp_path):
+    import tarfile
+
+    archive = tmp_path / "evil.tar"
+    with tarfile.open(archive, "w") as tf:
+        info = tarfile.TarInfo("link")
+        info.type = tarfile.SYMTYPE
+        info.linkname = "/etc/passwd"
+        tf.addfile(info)
+    with pytest.raises(UnsafeArchive, match="link"):
+        safe_extract(archive, tmp_path / "out")
+
+
+def test_archive_size_bound_and_corrupt_archive(tmp_path):
+    archive = _zip(tmp_path / "big.zip", {"a.txt": b"x" * 1000})
+    with pytest.raises(UnsafeArchive, match="more than"):
+        safe_extract(archive, tmp_path / "out", max_bytes=100)
+    broken = tmp_path / "broken.zip"
+    broken.write_bytes(archive.read_bytes()[:60])
+    with pytest.raises(UnsafeArchive):
+        safe_extract(broken, tmp_path / "out2")
+    ok = safe_extract(archive, tmp_path / "out3")
+    assert [p.name for p in ok] == ["a.txt"]
+
+
+def test_synthetic_instances_are_a_function_of_the_seed(tmp_path):
+    meta = fetch("random_tsp", tmp_path)
+    assert meta["synthetic"] and meta["generator_params"]["num_nodes"] == 200
+    d = tmp_path / "data" / "random_tsp"
+    a0 = catdata.load_arrays_for_seed(d, 0)
+    assert np.array_equal(a0["edge_index"], catdata.load_arrays_for_seed(d, 0)["edge_index"])
+    a1 = catdata.load_arrays_for_seed(d, 1)
+    assert not np.array_equal(a0["x"], a1["x"])
+    # the tour is a Hamiltonian cycle: every city has degree >= 2 in the graph
+    deg = np.bincount(a0["edge_index"].reshape(-1), minlength=200)
+    assert deg.min() >= 2
+    fetch("ising_lattice", tmp_path)
+    ising = catdata.load_arrays_for_seed(tmp_path / "data" / "ising_lattice", 3)
+    assert ising["edge_index"].shape[1] == 2 * 20 * 20  # periodic square lattice
+    assert set(np.unique(ising["x"])) <= {-1.0, 1.0}
+
+
+def test_karate_is_builtin(tmp_path):
+    meta = fetch("karate", tmp_path)
+    assert meta["counts"] == {"num_nodes": 34, "num_edges": 78, "num_features": 34, "num_classes": 4}
+    arrays = catdata.load_arrays_for_seed(tmp_path / "data" / "karate", 0)
+    assert "train_mask" not in arrays  # replaced by the per-seed stratified split
+
+
+def test_unknown_task_lists_choices():
+    with pytest.raises(UnknownTaskError) as err:
+        get_task("corra")
+    assert "cora" in str(err.value)
