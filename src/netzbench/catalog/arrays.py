@@ -25,7 +25,9 @@ def save_arrays(path: str | os.PathLike, arrays: dict[str, np.ndarray]) -> None:
     with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as zf:
         for name in sorted(arrays):
             buf = io.BytesIO()
-            np.lib.format.write_array(buf, np.ascontiguousarray(arrays[name]), allow_pickle=False)
+            arr = np.asarray(arrays[name])  # keeps 0-d scalars 0-d (ascontiguousarray would not)
+            np.lib.format.write_array(buf, arr if arr.flags.c_contiguous else np.ascontiguousarray(arr),
+                                      allow_pickle=False)
             info = zipfile.ZipInfo(f"{name}.npy", date_time=_EPOCH)
             info.external_attr = 0o644 << 16
             zf.writestr(info, buf.getvalue())

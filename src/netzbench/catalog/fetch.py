@@ -206,7 +206,7 @@ def _from_source(source: Source, raw_dir: Path, timeout: float) -> dict[str, str
     hashes = {}
     if source.kind == "files":
         for rf in source.files:
-            url = source.url.format(file=rf.name)
+            url = rf.url or source.url.format(file=rf.name)
             hashes[rf.name] = download(url, raw_dir / rf.name, rf.sha256, timeout)
         return hashes
     if source.kind in ("zip", "tar"):

@@ -30,11 +30,13 @@ CATEGORIES = (
 
 @dataclass(frozen=True)
 class RawFile:
-    """One raw file: its name in the raw directory, its path in the mirror, its sha256."""
+    """One raw file: its name in the raw directory, its path in the mirror, its sha256,
+    and (optionally) its own URL when a dataset's files live on several hosts."""
 
     name: str
     mirror_path: str | None = None
     sha256: str | None = None
+    url: str | None = None
 
 
 @dataclass(frozen=True)

@@ -106,23 +106,62 @@ class DotProductLink(nn.Module):
         return (z[pairs[0]] * z[pairs[1]]).sum(-1)
 
 
+class DistMultLink(nn.Module):
+    r"""Relational link-prediction adapter (Yang et al. 2015, DistMult).
+
+    A triple :math:`(h, r, t)` scores :math:`\sum_d z_{h,d}\, w_{r,d}\, z_{t,d}` with
+    node embeddings :math:`z` from the encoder and one diagonal relation
+    matrix :math:`\mathrm{diag}(w_r)` per relation.
+    """
+
+    def __init__(self, encoder: nn.Module, num_relations: int, hidden_channels: int):
+        super().__init__()
+        self.encoder = encoder
+        self.relations = nn.Parameter(torch.empty(num_relations, hidden_channels))
+        nn.init.xavier_uniform_(self.relations)
+
+    def reset_parameters(self) -> None:
+        _reset(self)
+        nn.init.xavier_uniform_(self.relations)
+
+    def forward(self, x, edge_index):
+        return encode(self.encoder, x, edge_index)
+
+    def score(self, z: torch.Tensor, triples: torch.Tensor) -> torch.Tensor:
+        """Scores of triples given as a [3, m] tensor (head, relation, tail)."""
+        return (z[triples[0]] * self.relations[triples[1]] * z[triples[2]]).sum(-1)
+
+    def score_tails(self, z: torch.Tensor, triples: torch.Tensor, tails: torch.Tensor, chunk: int = 2048):
+        """Scores [m, k] of each triple's head and relation with ``k`` candidate tails ``tails`` [m, k]."""
+        hr = z[triples[0]] * self.relations[triples[1]]
+        out = [torch.einsum("mh,mkh->mk", hr[i:i + chunk], z[tails[i:i + chunk]])
+               for i in range(0, hr.shape[0], chunk)]
+        return torch.cat(out) if out else hr.new_zeros((0, tails.shape[1]))
+
+
 def wrap_encoder(encoder_factory: Callable[[int, int, int], nn.Module], task_type: str,
-                 in_channels: int, hidden_channels: int, out_channels: int) -> nn.Module:
-    """Build the adapter for ``task_type`` around a node-level encoder."""
+                 in_channels: int, hidden_channels: int, out_channels: int,
+                 num_relations: int | None = None) -> nn.Module:
+    """Build the adapter for ``task_type`` around a node-level encoder
+    (DistMult instead of the dot product when ``num_relations`` is given)."""
     if task_type == "node_cls":
         return NodeModel(encoder_factory(in_channels, hidden_channels, out_channels))
     if task_type in ("graph_cls", "graph_reg"):
         return GraphHead(encoder_factory(in_channels, hidden_channels, hidden_channels), hidden_channels, out_channels)
     if task_type == "link_pred":
-        return DotProductLink(encoder_factory(in_channels, hidden_channels, hidden_channels))
+        encoder = encoder_factory(in_channels, hidden_channels, hidden_channels)
+        if num_relations:
+            return DistMultLink(encoder, num_relations, hidden_channels)
+        return DotProductLink(encoder)
     raise ValueError(f"unknown task type {task_type!r}")
 
 
 def multi_task_factory(cls: type, **kwargs) -> Callable:
     """A factory ``(in, hidden, out, task_type)`` serving all four families with ``cls`` as encoder."""
 
-    def factory(in_channels: int, hidden_channels: int, out_channels: int, task_type: str = "node_cls"):
-        return wrap_encoder(lambda i, h, o: cls(i, h, o, **kwargs), task_type, in_channels, hidden_channels, out_channels)
+    def factory(in_channels: int, hidden_channels: int, out_channels: int, task_type: str = "node_cls",
+                num_relations: int | None = None):
+        return wrap_encoder(lambda i, h, o: cls(i, h, o, **kwargs), task_type, in_channels, hidden_channels,
+                            out_channels, num_relations)
 
-    factory.multi_task = True  # adapters already applied: the trainer must not wrap again
     return factory

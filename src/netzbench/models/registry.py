@@ -156,18 +156,21 @@ def resolve_model(name_or_ref: str, kwargs: dict | None = None) -> ModelSpec:
     return spec_from_class(name_or_ref, cls, name_or_ref, kwargs)
 
 
-def build_model(spec: ModelSpec, task_type: str, in_channels: int, hidden_channels: int, out_channels: int):
-    """Instantiate ``spec`` for ``task_type``, adding the adapter it needs."""
-    from .adapters import NativeGraphModel, NodeModel, DotProductLink, wrap_encoder
+def build_model(spec: ModelSpec, task_type: str, in_channels: int, hidden_channels: int, out_channels: int,
+                num_relations: int | None = None):
+    """Instantiate ``spec`` for ``task_type``, adding the adapter it needs
+    (a DistMult decoder for relational link prediction when ``num_relations`` is given)."""
+    from .adapters import wrap_encoder
 
     if not spec.serves(task_type):
         raise ModelError(f"model {spec.name} does not serve {task_type} (it serves {sorted(spec.task_types)})")
     if spec.factory is not None:
         params = inspect.signature(spec.factory).parameters
         if "task_type" in params:
-            return spec.factory(in_channels, hidden_channels, out_channels, task_type=task_type)
+            extra = {"num_relations": num_relations} if "num_relations" in params else {}
+            return spec.factory(in_channels, hidden_channels, out_channels, task_type=task_type, **extra)
         module = spec.factory(in_channels, hidden_channels, out_channels)
-        return _native(module, task_type)
+        return _native(module, task_type, num_relations, hidden_channels)
 
     def make(i: int, h: int, o: int):
         try:
@@ -179,15 +182,15 @@ def build_model(spec: ModelSpec, task_type: str, in_channels: int, hidden_channe
             ) from exc
 
     if spec.node_encoder:
-        return wrap_encoder(make, task_type, in_channels, hidden_channels, out_channels)
-    return _native(make(in_channels, hidden_channels, out_channels), task_type)
+        return wrap_encoder(make, task_type, in_channels, hidden_channels, out_channels, num_relations)
+    return _native(make(in_channels, hidden_channels, out_channels), task_type, num_relations, hidden_channels)
 
 
-def _native(module, task_type: str):
-    from .adapters import DotProductLink, NativeGraphModel, NodeModel
+def _native(module, task_type: str, num_relations: int | None = None, hidden_channels: int = 0):
+    from .adapters import DistMultLink, DotProductLink, NativeGraphModel, NodeModel
 
     if task_type in ("graph_cls", "graph_reg"):
         return NativeGraphModel(module)
     if task_type == "link_pred":
-        return DotProductLink(module)
+        return DistMultLink(module, num_relations, hidden_channels) if num_relations else DotProductLink(module)
     return NodeModel(module)

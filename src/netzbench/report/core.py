@@ -313,7 +313,7 @@ class BenchmarkReport:
         }
 
     def to_json(self, path: str | Path | None = None, indent: int | None = None) -> str:
-        text = json.dumps(self.to_dict(), indent=indent, sort_keys=True, allow_nan=False)
+        text = json.dumps(self.to_dict(), indent=indent, allow_nan=False)  # key order = roster order
         if path is not None:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             Path(path).write_text(text + "\n", encoding="utf-8")

@@ -57,6 +57,13 @@ def _features(arrays: dict) -> torch.Tensor:
     return torch.as_tensor(structural_features(_num_nodes(arrays), arrays["edge_index"]))
 
 
+def _features_collection(arrays: dict) -> torch.Tensor:
+    if "x" in arrays:
+        return torch.as_tensor(arrays["x"], dtype=torch.float32)
+    total = int(arrays["node_ptr"][-1])
+    return torch.as_tensor(structural_features(total, arrays["edge_index"]))
+
+
 def _fit(model: torch.nn.Module, hp: Hyper, step: Callable[[], torch.Tensor],
          evaluate: Callable[[], dict[str, float]]) -> FitResult:
     opt = torch.optim.Adam(model.parameters(), lr=hp.lr, weight_decay=hp.weight_decay)
@@ -81,8 +88,13 @@ def _fit(model: torch.nn.Module, hp: Hyper, step: Callable[[], torch.Tensor],
 
 
 def node_masks(task_split: str, arrays: dict, seed: int) -> tuple[torch.Tensor, ...]:
-    if task_split == "planetoid":
-        return tuple(torch.as_tensor(arrays[m]) for m in ("train_mask", "val_mask", "test_mask"))
+    """Train/val/test masks: the dataset's own (column ``seed % S`` of [N, S] masks) or a per-seed split."""
+    if task_split in ("planetoid", "dataset_masks"):
+        masks = []
+        for name in ("train_mask", "val_mask", "test_mask"):
+            m = np.asarray(arrays[name], dtype=bool)
+            masks.append(torch.as_tensor(m[:, seed % m.shape[1]] if m.ndim == 2 else m))
+        return tuple(masks)
     if task_split.startswith("stratified_per_seed"):
         return tuple(torch.as_tensor(m) for m in stratified_node_split(arrays["y"], seed))
     raise ValueError(f"unknown node split {task_split!r}")
@@ -124,20 +136,30 @@ def _graph_batch(arrays: dict, idx: np.ndarray, x_all: torch.Tensor, y_all: torc
     return Batch.from_data_list(graphs)
 
 
-def train_graph_level(build, arrays: dict, seed: int, hp: Hyper, family: str) -> FitResult:
-    x_all = torch.as_tensor(arrays["x"], dtype=torch.float32)
+def graph_split(split: str, arrays: dict, seed: int) -> tuple[np.ndarray, ...]:
+    """Indices of train/val/test graphs: the dataset's ``split`` array or a per-seed 80/10/10 cut."""
+    n_graphs = len(arrays["node_ptr"]) - 1
+    if split == "dataset_split":
+        code = np.asarray(arrays["split"])
+        return tuple(np.flatnonzero(code == i) for i in range(3))
+    return random_index_split(n_graphs, seed)
+
+
+def train_graph_level(build, arrays: dict, seed: int, hp: Hyper, family: str, split: str = "") -> FitResult:
+    x_all = _features_collection(arrays)
     regression = family == "graph_reg"
-    y_np = arrays["y"]
-    y_all = torch.as_tensor(y_np, dtype=torch.float32 if regression else torch.long)
+    y_np = np.asarray(arrays["y"])
+    # multi-label classification: a float [G, T] target, NaN where a label is missing
+    multilabel = (not regression) and y_np.ndim == 2
+    y_all = torch.as_tensor(y_np, dtype=torch.float32 if (regression or multilabel) else torch.long)
     if regression and y_all.dim() == 1:
         y_all = y_all.unsqueeze(-1)
-    multilabel = (not regression) and y_all.dim() == 2
-    n_graphs = len(arrays["node_ptr"]) - 1
-    parts = random_index_split(n_graphs, seed)
+    parts = graph_split(split, arrays, seed)
+    empty = [name for name, idx in zip(("train", "val", "test"), parts) if len(idx) == 0]
+    if empty:
+        raise ValueError(f"the {'/'.join(empty)} split has no graphs ({len(arrays['node_ptr']) - 1} graphs in all)")
     batches = [_graph_batch(arrays, idx, x_all, y_all) for idx in parts]
-    if regression:
-        out_dim = y_all.shape[1]
-    elif multilabel:
+    if regression or multilabel:
         out_dim = y_all.shape[1]
     else:
         out_dim = int(y_all.max()) + 1
@@ -148,7 +170,6 @@ def train_graph_level(build, arrays: dict, seed: int, hp: Hyper, family: str) ->
         if regression:
             return F.l1_loss(out, y)
         if multilabel:
-            y = y.float()
             mask = ~torch.isnan(y)
             return F.binary_cross_entropy_with_logits(out[mask], y[mask])
         return F.cross_entropy(out, y)
@@ -163,10 +184,9 @@ def train_graph_level(build, arrays: dict, seed: int, hp: Hyper, family: str) ->
             if regression:
                 row[f"{name}_mae"] = M.mae(out, b.y)
                 row[f"{name}_rmse"] = M.rmse(out, b.y)
-            elif multilabel:
-                y = b.y.float()
-                mask = ~torch.isnan(y)
-                row[f"{name}_acc"] = ((out > 0).float()[mask] == y[mask]).float().mean().item()
+            elif multilabel:  # accuracy over the observed (graph, label) entries
+                mask = ~torch.isnan(b.y)
+                row[f"{name}_acc"] = ((out > 0).float()[mask] == b.y[mask]).float().mean().item()
             else:
                 row[f"{name}_acc"] = M.accuracy(out, b.y)
                 row[f"{name}_f1"] = M.macro_f1(out, b.y, out_dim)
@@ -243,12 +263,99 @@ def train_link_pred(build, arrays: dict, seed: int, hp: Hyper) -> FitResult:
     return _fit(model, hp, step, evaluate)
 
 
+#: corrupted candidates per held-out triple for the (filtered, sampled) ranking metrics
+RANKING_NEGATIVES = 100
+
+
+def _corrupt(triples: np.ndarray, num_nodes: int, rng: np.random.Generator) -> np.ndarray:
+    """One corrupted triple per triple: head or tail (with equal probability) replaced at random."""
+    out = triples.copy()
+    side = rng.random(triples.shape[1]) < 0.5
+    out[0, side] = rng.integers(0, num_nodes, side.sum())
+    out[2, ~side] = rng.integers(0, num_nodes, (~side).sum())
+    return out
+
+
+def _ranking_candidates(triples: np.ndarray, num_nodes: int, true_ids: np.ndarray, num_relations: int,
+                        rng: np.random.Generator, k: int = RANKING_NEGATIVES) -> np.ndarray:
+    """For each triple, ``k`` tail corruptions that are not true triples (filtered setting), [m, k]."""
+    m = triples.shape[1]
+    tails = rng.integers(0, num_nodes, size=(m, k))
+    ids = (triples[0][:, None] * num_relations + triples[1][:, None]) * num_nodes + tails
+    bad = np.isin(ids, true_ids)
+    while bad.any():  # resample the corruptions that hit a known true triple
+        tails[bad] = rng.integers(0, num_nodes, size=int(bad.sum()))
+        ids = (triples[0][:, None] * num_relations + triples[1][:, None]) * num_nodes + tails
+        bad = np.isin(ids, true_ids)
+    return tails
+
+
+def train_relational(build, arrays: dict, seed: int, hp: Hyper) -> FitResult:
+    r"""Relational link prediction (knowledge graphs) with a DistMult decoder.
+
+    The encoder passes messages over the training triples (relation types
+    ignored, both directions); a triple scores
+    :math:`\langle z_h, r, z_t\rangle = \sum_d z_{h,d} r_d z_{t,d}`. Training
+    uses one corrupted triple per positive (head or tail replaced), fresh
+    every epoch. Validation/test: ROC-AUC and AP against one fixed corruption
+    per triple, and MRR / Hits@{1,3,10} ranking each true tail among
+    ``RANKING_NEGATIVES`` fixed tail corruptions that are not known true
+    triples (filtered, sampled ranking).
+    """
+    n = _num_nodes(arrays)
+    num_rel = int(np.asarray(arrays["num_relations"]).reshape(-1)[0])
+    trip = {s: np.stack([arrays[f"{s}_edge_index"][0], arrays[f"{s}_edge_type"], arrays[f"{s}_edge_index"][1]])
+            .astype(np.int64) for s in ("train", "valid", "test")}
+    x = _features({"x": arrays["x"]} if "x" in arrays else
+                  {"num_nodes": n, "edge_index": arrays["train_edge_index"]})
+    ei = torch.as_tensor(arrays["train_edge_index"], dtype=torch.long)
+    mp_edges = torch.cat([ei, ei.flip(0)], dim=1)
+    model = build(x.shape[1], hp.hidden_channels, hp.hidden_channels)
+    true_ids = np.unique(np.concatenate([(t[0] * num_rel + t[1]) * n + t[2] for t in trip.values()]))
+    rng = split_rng(seed, "relational_eval")
+    eval_sets = {}
+    for name, key in (("val", "valid"), ("test", "test")):
+        pos = trip[key]
+        neg = _corrupt(pos, n, rng)
+        eval_sets[name] = (torch.as_tensor(pos), torch.as_tensor(neg),
+                           torch.as_tensor(_ranking_candidates(pos, n, true_ids, num_rel, rng)))
+    train_pos = torch.as_tensor(trip["train"])
+    neg_rng = split_rng(seed, "train_negatives")
+    labels = torch.cat([torch.ones(train_pos.shape[1]), torch.zeros(train_pos.shape[1])])
+
+    def step():
+        neg = torch.as_tensor(_corrupt(trip["train"], n, neg_rng))
+        z = model(x, mp_edges)
+        scores = torch.cat([model.score(z, train_pos), model.score(z, neg)])
+        return F.binary_cross_entropy_with_logits(scores, labels)
+
+    def evaluate():
+        z = model(x, mp_edges)
+        row = {}
+        for name, (pos, neg, cands) in eval_sets.items():
+            sp, sn = model.score(z, pos), model.score(z, neg)
+            s = torch.cat([sp, sn])
+            lab = torch.cat([torch.ones_like(sp), torch.zeros_like(sn)])
+            row[f"{name}_auc"] = M.roc_auc(s, lab)
+            row[f"{name}_ap"] = M.average_precision(s, lab)
+            cand_scores = model.score_tails(z, pos, cands)  # [m, k]
+            rank = 1 + (cand_scores > sp[:, None]).sum(1).double() + 0.5 * (cand_scores == sp[:, None]).sum(1).double()
+            row[f"{name}_mrr"] = (1.0 / rank).mean().item()
+            for k in (1, 3, 10):
+                row[f"{name}_hits{k}"] = (rank <= k).double().mean().item()
+        return row
+
+    return _fit(model, hp, step, evaluate)
+
+
 def train(family: str, split: str, build, arrays: dict, seed: int, hp: Hyper) -> FitResult:
     """Dispatch to the family's trainer."""
     if family == "node_cls":
         return train_node_cls(build, arrays, seed, hp, split)
     if family in ("graph_cls", "graph_reg"):
-        return train_graph_level(build, arrays, seed, hp, family)
+        return train_graph_level(build, arrays, seed, hp, family, split)
+    if family == "link_pred" and split == "relational_canonical":
+        return train_relational(build, arrays, seed, hp)
     if family == "link_pred":
         return train_link_pred(build, arrays, seed, hp)
     raise ValueError(f"unknown task family {family!r}")

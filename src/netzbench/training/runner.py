@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import multiprocessing
+import os
 import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -45,9 +46,17 @@ def resolve_hparams(params: dict, task_id: str, family: str) -> dict:
     }
 
 
+#: The code a training result depends on (paths relative to the package). The
+#: train and candidate stages in dvc.yaml list the same paths as deps; the
+#: catalogue's entries, readers and fetch code are left out on purpose: they
+#: reach a result only through the processed data, which is hashed separately.
+TRAINING_CODE = ("models", "training", "catalog/data.py", "catalog/arrays.py", "catalog/loaders.py",
+                 "catalog/synthetic.py", "catalog/generators.py")
+
+
 def code_version(model_ref: str | None = None) -> str:
     """Hash of the training code, plus the user model's source when given."""
-    paths = [PACKAGE_DIR / "models", PACKAGE_DIR / "training", PACKAGE_DIR / "catalog"]
+    paths = [PACKAGE_DIR / rel for rel in TRAINING_CODE if (PACKAGE_DIR / rel).exists()]
     if model_ref and ":" in model_ref:
         top = model_ref.split(":")[0].split(".")[0]
         if "" not in sys.path:
@@ -159,7 +168,9 @@ def train_cell(task_id: str, model: str, params: dict, out_path: str | Path, *, 
         if hit is not None:
             results[s] = {**hit, "cached": True}
     pending = [s for s in seeds if s not in results]
-    base_job = {"task": task_id, "family": family, "split": task.split, "data_dir": str(task_dir),
+    base_job = {"task": task_id, "family": family, "split": task.split, "data_dir": str(task_dir.resolve()),
+                # workers fork from a long-lived server: give them this process's cwd and import path
+                "cwd": os.getcwd(), "sys_path": list(sys.path),
                 "model_ref": model, "model_args": model_args, "hp": hp, "meta": meta,
                 "threads": record["threads"]}
     jobs = [{**base_job, "seed": s} for s in pending]

@@ -8,8 +8,10 @@ job's seed: python, numpy, torch (model init, dropout) and, through
 
 from __future__ import annotations
 
+import os
 import random
 import resource
+import sys
 import time
 import traceback
 
@@ -35,6 +37,11 @@ def run_seed(job: dict) -> dict:
     """
     t0 = time.perf_counter()
     try:
+        if job.get("cwd"):
+            os.chdir(job["cwd"])
+        for entry in reversed(job.get("sys_path") or []):
+            if entry not in sys.path:
+                sys.path.insert(0, entry)
         import torch
 
         torch.set_num_threads(int(job["threads"]))
@@ -47,8 +54,12 @@ def run_seed(job: dict) -> dict:
         hp = Hyper(**job["hp"])
         set_seed(job["seed"])
 
+        num_relations = None
+        if job["split"] == "relational_canonical":
+            num_relations = int(arrays["num_relations"].reshape(-1)[0])
+
         def build(i, h, o):
-            return build_model(spec, job["family"], i, h, o)
+            return build_model(spec, job["family"], i, h, o, num_relations=num_relations)
 
         fit = train(job["family"], job["split"], build, arrays, job["seed"], hp)
         return {

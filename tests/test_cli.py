@@ -1,0 +1,73 @@
+"""The CLI: --help everywhere, clear errors before training, task listing."""
+
+import json
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from netzbench.cli import main
+
+COMMANDS = ["fetch", "train", "candidate", "report", "tasks"]
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    params = {"tasks": ["karate"], "models": ["GCN"], "seeds": [0], "train": {"epochs": {"karate": 2}}}
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+    return tmp_path
+
+
+@pytest.mark.parametrize("cmd", COMMANDS)
+def test_help(cmd):
+    result = CliRunner().invoke(main, [cmd, "--help"])
+    assert result.exit_code == 0 and "Usage:" in result.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["train", "corra", "GCN"], "unknown task 'corra'; known tasks:"),
+    (["train", "karate", "GCNN"], "unknown model 'GCNN'; known models:"),
+    (["train", "karate", "user_models.example:Missing"], "has no 'Missing'"),
+    (["train", "karate", "nopkg.mod:X"], "cannot import module 'nopkg.mod'"),
+    (["fetch", "nope"], "unknown task 'nope'"),
+])
+def test_bad_arguments_fail_before_training(project, args, message, monkeypatch):
+    from helpers import REPO
+
+    monkeypatch.syspath_prepend(str(REPO))  # user_models lives in the repository
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert not (project / "metrics").exists()
+
+
+def test_malformed_params_are_reported(project):
+    (project / "params.yaml").write_text(yaml.safe_dump({"tasks": ["karate"], "models": ["GCN"], "seeds": [],
+                                                         "train": {"epochs": {"karate": 2}}}))
+    result = CliRunner().invoke(main, ["train", "karate", "GCN"])
+    assert result.exit_code == 2 and "`seeds` must be a non-empty list" in result.output
+
+
+def test_candidate_placeholders(project):
+    result = CliRunner().invoke(main, ["candidate", "karate"])
+    assert result.exit_code == 0
+    assert json.loads((project / "metrics/candidate/karate.json").read_text())["status"] == "no_candidate"
+    params = yaml.safe_load((project / "params.yaml").read_text())
+    params["model"] = "GCN"
+    (project / "params.yaml").write_text(yaml.safe_dump(params))
+    result = CliRunner().invoke(main, ["candidate", "karate"])
+    assert result.exit_code == 0
+    rec = json.loads((project / "metrics/candidate/karate.json").read_text())
+    assert rec == {"status": "in_roster", "task": "karate", "model": "GCN"}
+
+
+def test_tasks_json_lists_required_fields(project):
+    result = CliRunner().invoke(main, ["tasks", "--json"])
+    rows = json.loads(result.output)
+    ids = {r["id"] for r in rows}
+    assert {"random_tsp", "ising_lattice", "karate", "cora", "mutag"} <= ids
+    for r in rows:
+        assert {"id", "category", "family", "dataset", "epochs", "needs_download"} <= set(r)
+    karate = next(r for r in rows if r["id"] == "karate")
+    assert karate["epochs"] == 2 and karate["needs_download"] is False and karate["family"] == "node_cls"

@@ -1,0 +1,114 @@
+"""End to end: a tiny profile through `dvc repro`, then a candidate with `dvc exp run`.
+
+Copies the repository to a temporary directory, writes a small params.yaml
+(2 offline tasks, 2 models, 3 seeds, 3 epochs), commits, runs the pipeline
+and checks that the outputs exist, that a candidate trains only its own
+cells, that added seeds reuse finished ones, and that DVC's metrics and plots
+commands see the outputs.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from helpers import REPO
+
+pytestmark = pytest.mark.slow
+
+BIN = Path(sys.executable).parent
+
+
+def run(cmd, cwd, env):
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout + proc.stderr
+
+
+def stages_run(output: str) -> set[str]:
+    return {line.split("'")[1] for line in output.splitlines() if line.startswith("Running stage")}
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    dst = tmp_path_factory.mktemp("e2e") / "repo"
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO, capture_output=True,
+                            text=True, check=True).stdout.split()
+    for rel in listed:
+        if rel.startswith(("metrics/", "reports/", "plots/")) or rel == "dvc.lock":
+            continue  # published results of the real run are not part of the tiny profile
+        src = REPO / rel
+        if src.is_file():
+            (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst / rel)
+    params = yaml.safe_load((dst / "params.yaml").read_text())
+    params.update(tasks=["random_tsp", "karate"], models=["GCN", "GraphSAGE"], seeds=[0, 1, 2])
+    params["train"]["epochs"] = {"random_tsp": 3, "karate": 3}
+    (dst / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+           "NETZBENCH_CACHE_DIR": str(dst / ".netzbench")}
+    run(["git", "init", "-q"], dst, env)
+    run(["git", "add", "-A"], dst, env)
+    run(["git", "commit", "-qm", "tiny profile"], dst, env)
+    return dst, env
+
+
+def test_repro_then_candidate_then_more_seeds(repo):
+    dst, env = repo
+    out = run(["dvc", "repro"], dst, env)
+    assert stages_run(out) == {"fetch@random_tsp", "fetch@karate", "train@random_tsp-GCN",
+                               "train@random_tsp-GraphSAGE", "train@karate-GCN", "train@karate-GraphSAGE",
+                               "candidate@random_tsp", "candidate@karate", "report"}
+    for rel in ["metrics/report.json", "reports/benchmark.json", "reports/REPORT.md", "plots/critical_difference.png",
+                "plots/critical_difference.svg", "plots/mean_ranks.csv", "plots/mean_ranks.png",
+                "metrics/runs/karate/GCN.json", "metrics/candidate/karate.json", "data/karate/meta.json"]:
+        assert (dst / rel).is_file(), rel
+    report = json.loads((dst / "metrics/report.json").read_text())
+    assert report["k"] == 2 and report["n_tasks"] == 2
+    assert set(report["mean_ranks"]) == {"GCN", "GraphSAGE"}
+    assert sorted(report["mean_ranks"].values()) in ([1.0, 2.0], [1.5, 1.5], [1.25, 1.75])
+    assert report["candidate"]["name"] is None
+    assert 0.0 <= report["cells"]["karate"]["GCN"]["mean"] <= 1.0 and report["cells"]["karate"]["GCN"]["n_seeds"] == 3
+    assert (dst / "plots/critical_difference.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "# netzbench report" in (dst / "reports/REPORT.md").read_text()
+    assert json.loads((dst / "metrics/candidate/karate.json").read_text())["status"] == "no_candidate"
+
+    run(["git", "add", "-A"], dst, env)
+    run(["git", "commit", "-qm", "baseline results"], dst, env)
+    noop = run(["dvc", "repro"], dst, env)
+    assert stages_run(noop) == {"fetch@random_tsp", "fetch@karate"}  # only the source re-checks
+
+    out = run(["dvc", "exp", "run", "-S", "model=user_models.example:MyGNN"], dst, env)
+    ran = stages_run(out)
+    assert not any(s.startswith("train@") for s in ran), ran
+    assert {"candidate@random_tsp", "candidate@karate", "report"} <= ran
+    report = json.loads((dst / "metrics/report.json").read_text())
+    cand = report["candidate"]
+    assert cand["name"] == "user_models.example:MyGNN" and cand["n_tasks"] == 2
+    assert cand["wins"] + cand["losses"] + cand["ties"] == 4
+    assert 1.0 <= cand["mean_rank"] <= 3.0
+    rec = json.loads((dst / "metrics/candidate/karate.json").read_text())
+    assert rec["role"] == "candidate" and rec["status"] == "ok" and set(rec["seeds"]) == {"0", "1", "2"}
+
+    metrics = json.loads(run(["dvc", "metrics", "show", "--json"], dst, env).split("\n", 0)[0])
+    assert metrics  # parsed JSON
+    params_diff = run(["dvc", "params", "diff", "--json"], dst, env)
+    assert "model" in params_diff
+    plots = json.loads(run(["dvc", "plots", "diff", "HEAD", "--json"], dst, env))
+    listed = json.dumps(plots)
+    for name in ("plots/critical_difference.png", "plots/mean_ranks.png", "plots/mean_ranks.csv"):
+        assert name in listed, name
+
+    out = run(["dvc", "exp", "run", "-S", "model=null", "-S", "seeds=[0,1,2,3]"], dst, env)
+    assert {"train@karate-GCN", "train@random_tsp-GraphSAGE"} <= stages_run(out)
+    rec = json.loads((dst / "metrics/runs/karate/GCN.json").read_text())
+    assert [rec["seeds"][s].get("cached", False) for s in ("0", "1", "2", "3")] == [True, True, True, False]
