@@ -124,3 +124,37 @@ def test_unavailable_data_gives_unavailable_cell(workdir):
     (workdir / "data" / "cora" / "meta.json").write_text(json.dumps({"status": "unavailable", "reason": "offline"}))
     rec = train_cell("cora", "GCN", make_params(tasks=["cora"]), "u.json", echo=lambda m: None)
     assert rec["status"] == "unavailable" and "offline" in rec["seeds"]["1"]["reason"]
+
+
+def test_kill_minus_nine_loses_no_finished_seed(workdir):
+    """Kill the stage while seeds are still running: finished seeds are in the cache, a rerun resumes."""
+    import os
+    import signal
+    import time
+
+    from netzbench.training.cache import SeedCache
+
+    p = make_params(tasks=["karate"], seeds=list(range(6)), train={"epochs": {"karate": 400}},
+                    exec={"workers": 1})
+    _fetch("karate", p)
+    import yaml
+
+    (workdir / "params.yaml").write_text(yaml.safe_dump(
+        {"tasks": ["karate"], "models": ["GraphSAGE"], "seeds": list(range(6)),
+         "train": {"epochs": {"karate": 400}}, "exec": {"workers": 1}}))
+    proc = subprocess.Popen([sys.executable, "-m", "netzbench.cli", "train", "karate", "GraphSAGE"], cwd=workdir,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    cache = SeedCache()
+    deadline = time.time() + 120
+    while time.time() < deadline and not any(cache.root.rglob("*.json")):
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)  # the stage and its workers, mid-run
+    proc.wait()
+    finished = len(list(cache.root.rglob("*.json")))
+    assert 1 <= finished < 6
+    assert not (workdir / "metrics/runs/karate/GraphSAGE.json").exists()  # nothing torn was written
+    rec = train_cell("karate", "GraphSAGE", make_params(tasks=["karate"], seeds=list(range(6)),
+                     train={"epochs": {"karate": 400}}, exec={"workers": 2}), "k.json",
+                     echo=lambda m: None, progress=False)
+    assert sum(bool(e.get("cached")) for e in rec["seeds"].values()) == finished
+    assert rec["status"] == "ok"

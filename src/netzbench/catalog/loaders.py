@@ -20,8 +20,14 @@ def undirected_pairs(edge_index: np.ndarray) -> np.ndarray:
     ei = np.asarray(edge_index, dtype=np.int64)
     lo, hi = np.minimum(ei[0], ei[1]), np.maximum(ei[0], ei[1])
     keep = lo != hi
-    pairs = np.unique(np.stack([lo[keep], hi[keep]], axis=1), axis=0)
-    return pairs.T.copy() if pairs.size else np.zeros((2, 0), dtype=np.int64)
+    lo, hi = lo[keep], hi[keep]
+    if lo.size == 0:
+        return np.zeros((2, 0), dtype=np.int64)
+    n = int(hi.max()) + 1
+    # one int64 key per pair: a 1-D sort is far faster than a row-wise np.unique
+    keys = np.sort(lo * n + hi)
+    keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
+    return np.stack([keys // n, keys % n])
 
 
 def _single_graph(data) -> tuple[dict, dict]:

@@ -231,8 +231,9 @@ def random_edge_split(num_nodes: int, edge_index: np.ndarray, seed: int, val: fl
 
 def train_link_pred(build, arrays: dict, seed: int, hp: Hyper) -> FitResult:
     n = _num_nodes(arrays)
-    x = _features(arrays)
     split = random_edge_split(n, arrays["edge_index"], seed)
+    # structural features (when the graph has none) see only training edges: no leak of held-out ones
+    x = _features(arrays if "x" in arrays else {"num_nodes": n, "edge_index": split.train_pos})
     tp = torch.as_tensor(split.train_pos, dtype=torch.long)
     mp_edges = torch.cat([tp, tp.flip(0)], dim=1)  # message passing only over training edges
     model = build(x.shape[1], hp.hidden_channels, hp.hidden_channels)
