@@ -33,6 +33,7 @@ DEFAULTS: dict[str, Any] = {
         "graph_cls": {"lr": 0.001, "weight_decay": 0.0},
         "graph_reg": {"lr": 0.001, "weight_decay": 0.0},
         "link_pred": {"lr": 0.01, "weight_decay": 0.0},
+        "model_config": {},
         "epochs": {},
     },
     "exec": {"workers": None, "device": "cpu", "threads": 1},
@@ -129,6 +130,13 @@ def validate(params: dict) -> dict:
             raise ParamsError(
                 f"params.yaml: `train.{family}.weight_decay` must be a number >= 0, got {wd!r}"
             )
+    mc = train.get("model_config")
+    if mc is None:
+        train["model_config"] = mc = {}
+    if not isinstance(mc, dict) or not all(isinstance(v, dict) for v in mc.values()):
+        raise ParamsError(
+            f"params.yaml: `train.model_config` must map model names to keyword mappings, got {mc!r}"
+        )
     epochs = train["epochs"]
     if not isinstance(epochs, dict):
         raise ParamsError(f"params.yaml: `train.epochs` must be a mapping task -> int, got {epochs!r}")

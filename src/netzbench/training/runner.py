@@ -115,13 +115,16 @@ def train_cell(task_id: str, model: str, params: dict, out_path: str | Path, *, 
     seeds = list(params["seeds"])
     hp = resolve_hparams(params, task_id, family)
     metric, direction = HEADLINE[family]
+    if role == "roster" and model_args is None:
+        model_args = params["train"]["model_config"].get(model)  # overrides of the reference configuration
     model_args = dict(model_args or {})
     task_dir = Path(data_root) / task_id
     record = {
         "schema_version": SCHEMA_VERSION,
         "task": task_id,
         "family": family,
-        "model": display_name(model, model_args),
+        # roster cells keep the roster name (the report's key); candidates show their arguments
+        "model": model if role == "roster" else display_name(model, model_args),
         "model_ref": model,
         "model_args": model_args,
         "role": role,
