@@ -36,6 +36,7 @@ DEFAULTS: dict[str, Any] = {
         "model_config": {},
         "epochs": {},
     },
+    "search": {"space": {}, "method": "grid", "n": None, "seed": 0},
     "exec": {"workers": None, "device": "cpu", "threads": 1},
     "data": {"mirror": None, "on_missing": "skip"},
     "report": {
@@ -149,6 +150,12 @@ def validate(params: dict) -> dict:
             f"params.yaml: `train.epochs` has no entry for {missing}; every listed task needs "
             "an explicit epoch count (e.g. `train.epochs.cora: 100`)"
         )
+
+    if params["search"] is None:
+        params["search"] = copy.deepcopy(DEFAULTS["search"])
+    from .training.search import validate_search
+
+    validate_search(params["search"])
 
     ex = params["exec"]
     workers = ex.get("workers")

@@ -25,6 +25,9 @@ from ..models.registry import ModelError, builtin_families, resolve_model
 from ..params import workers as n_workers
 from .cache import SeedCache, canonical_json, seed_key, source_hash
 from .record import SCHEMA_VERSION, cell_status, software_versions, write_record
+from .search import candidates as search_candidates
+from .search import select as select_candidate
+from .search import validation_series
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 HEADLINE = {
@@ -162,48 +165,75 @@ def train_cell(task_id: str, model: str, params: dict, out_path: str | Path, *, 
         return finish({s: {"status": "unavailable", "reason": reason} for s in seeds}, reason)
 
     cache = SeedCache()
-    results: dict[int, dict] = {}
+    grid = search_candidates(params.get("search"))
+    # a unit of work is (seed, candidate); without a search there is one candidate: the protocol's hp
+    hps = [{**hp, **c} for c in grid] or [hp]
+    if grid:
+        echo(f"{task_id}/{model}: search over {len(grid)} candidates per seed: {len(grid)}x the training "
+             f"cost of the unsearched protocol ({len(grid) * len(seeds)} runs)")
+        record["search"] = {"space": params["search"]["space"], "method": params["search"].get("method", "grid"),
+                            "n": params["search"].get("n"), "seed": params["search"].get("seed", 0),
+                            "candidates": grid,
+                            "criterion": f"{validation_series(metric)} at the final evaluated epoch"}
+    results: dict[tuple[int, int], dict] = {}
     keys = {}
     for s in seeds:
-        keys[s] = seed_key(task=task_id, model=model, model_args=model_args, hp=hp, seed=s,
-                           data=record["data_hash"], code=record["code_version"], threads=record["threads"])
-        hit = cache.get(keys[s])
-        if hit is not None:
-            results[s] = {**hit, "cached": True}
-    pending = [s for s in seeds if s not in results]
+        for c, hp_c in enumerate(hps):
+            keys[s, c] = seed_key(task=task_id, model=model, model_args=model_args, hp=hp_c, seed=s,
+                                  data=record["data_hash"], code=record["code_version"], threads=record["threads"])
+            hit = cache.get(keys[s, c])
+            if hit is not None:
+                results[s, c] = {**hit, "cached": True}
+    pending = [(s, c) for s in seeds for c in range(len(hps)) if (s, c) not in results]
     base_job = {"task": task_id, "family": family, "split": task.split, "data_dir": str(task_dir.resolve()),
                 # workers fork from a long-lived server: give them this process's cwd and import path
                 "cwd": os.getcwd(), "sys_path": list(sys.path),
-                "model_ref": model, "model_args": model_args, "hp": hp, "meta": meta,
-                "threads": record["threads"]}
-    jobs = [{**base_job, "seed": s} for s in pending]
+                "model_ref": model, "model_args": model_args, "meta": meta, "threads": record["threads"]}
+    jobs = [{**base_job, "seed": s, "candidate": c, "hp": hps[c]} for s, c in pending]
     if pending:
-        echo(f"{task_id}/{model}: training seeds {pending} ({len(seeds) - len(pending)} cached), "
+        todo = sorted({s for s, _ in pending})
+        echo(f"{task_id}/{model}: training seeds {todo} ({len(seeds) - len(todo)} cached), "
              f"{hp['epochs']} epochs, {min(n_workers(params), len(pending))} worker(s)")
     bar = None
     if progress and pending:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(pending), desc=f"{task_id}/{display_name(model, model_args)}", unit="seed",
-                   file=sys.stderr, dynamic_ncols=True)
+        bar = tqdm(total=len(pending), desc=f"{task_id}/{display_name(model, model_args)}",
+                   unit="run" if grid else "seed", file=sys.stderr, dynamic_ncols=True)
 
     def on_result(job: dict, result: dict) -> None:
-        seed = job["seed"]
-        results[seed] = result
+        unit = (job["seed"], job["candidate"])
+        results[unit] = result
         if result["status"] == "ok":
-            cache.put(keys[seed], result)  # saved the moment it finishes: a crash later loses nothing
+            cache.put(keys[unit], result)  # saved the moment it finishes: a crash later loses nothing
         else:
-            echo(f"{task_id}/{model} seed {seed} FAILED: {result.get('error')}")
+            echo(f"{task_id}/{model} seed {job['seed']} FAILED: {result.get('error')}")
         if bar is not None:
             bar.update(1)
-            bar.set_postfix(seed=seed, s=f"{result.get('seconds', 0):.1f}")
+            bar.set_postfix(seed=job["seed"], s=f"{result.get('seconds', 0):.1f}")
 
     try:
         run_jobs(jobs, n_workers(params), on_result)
     finally:
         if bar is not None:
             bar.close()
-    return finish(results)
+    if not grid:
+        return finish({s: results[s, 0] for s in seeds})
+    per_seed = {}
+    for s in seeds:
+        runs = [results[s, c] for c in range(len(hps))]
+        best, trace = select_candidate(runs, metric, direction)
+        for entry, c in zip(trace, grid):
+            entry["config"] = c
+        if best is None:
+            per_seed[s] = {"status": "failed", "error": "every search candidate failed",
+                           "seconds": sum(r.get("seconds", 0.0) for r in runs), "search": {"trace": trace}}
+            continue
+        chosen = dict(runs[best])
+        chosen["search"] = {"selected": grid[best], "selected_index": best, "trace": trace}
+        chosen["seconds"] = sum(r.get("seconds", 0.0) for r in runs)  # the search's full cost
+        per_seed[s] = chosen
+    return finish(per_seed)
 
 
 def check_model(model: str, model_args: dict | None = None) -> None:
