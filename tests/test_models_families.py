@@ -122,3 +122,32 @@ def test_model_references_are_resolved_with_clear_errors():
         resolve_model("no_such_pkg.models:X")
     with pytest.raises(ModelError, match="known models: GAT, GCN, GIN"):
         resolve_model("GCNN")
+
+
+ROSTER = ["GCN", "GAT", "GraphSAGE", "GraphTransformer", "GIN"]
+SERVES = {"GIN": {"graph_cls", "graph_reg"}}
+
+
+@pytest.mark.parametrize("model", ROSTER)
+@pytest.mark.parametrize("task, family, series", [
+    ("karate", "node_cls", {"val_acc", "test_acc", "val_f1", "test_f1"}),
+    ("random_tsp", "link_pred", {"val_auc", "test_auc", "val_ap", "test_ap"}),
+    ("synthetic_triangles", "graph_reg", {"val_mae", "test_mae", "val_rmse", "test_rmse"}),
+])
+def test_every_family_model_pair_trains_or_is_incompatible(tmp_path, model, task, family, series):
+    if family not in SERVES.get(model, {"node_cls", "graph_cls", "graph_reg", "link_pred"}):
+        with pytest.raises(ModelError, match=f"does not serve {family}"):
+            _run(task, model, tmp_path, 2)
+        return
+    fit = _run(task, model, tmp_path, 12)
+    assert series | {"train_loss"} <= set(fit.history)
+    assert all(len(v) == 12 for v in fit.history.values())
+    assert all(np.isfinite(v).all() for v in map(np.asarray, fit.history.values()))
+    assert min(fit.history["train_loss"][-4:]) < fit.history["train_loss"][0]  # dropout makes single epochs noisy
+
+
+def test_regression_mae_falls(tmp_path):
+    fit = _run("synthetic_triangles", "GIN", tmp_path, 40, lr=0.01)
+    mae = fit.history["val_mae"]
+    assert mae[-1] < 0.8 * mae[0]
+    assert fit.history["test_mae"][-1] < fit.history["test_mae"][0]
