@@ -9,4 +9,22 @@ __version__ = "0.1.0"
 
 TASK_TYPES = frozenset({"node_cls", "graph_cls", "graph_reg", "link_pred"})
 
-__all__ = ["__version__", "TASK_TYPES"]
+_LAZY = {
+    "run_benchmark": "api", "Task": "api", "task_from_dataset": "api", "register_task": "api",
+    "unregister_task": "api", "iter_benchmark_tasks": "api", "BENCHMARK_TASKS": "api",
+    "BenchmarkReport": "report.core", "register_model": "models.registry", "unregister_model": "models.registry",
+    "multi_task_factory": "models.adapters", "GCN": "models.encoders", "GAT": "models.encoders",
+    "GraphSAGE": "models.encoders", "GraphTransformer": "models.encoders", "GIN": "models.gin",
+    "train_dgi": "training.dgi", "DGIWrapper": "models.dgi",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'netzbench' has no attribute {name!r}")
+
+
+__all__ = ["__version__", "TASK_TYPES", *_LAZY]

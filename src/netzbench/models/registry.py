@@ -75,7 +75,8 @@ def register_model(cls: type | None = None, *, task_type, name: str | None = Non
 
     def _register(c: type) -> type:
         key = name or c.__name__
-        c.task_types = fams
+        if "task_types" not in vars(c):  # never rewrite a class's own declaration (e.g. GCN under an alias)
+            c.task_types = fams
         MODEL_REGISTRY[key] = ModelSpec(
             key, f"{c.__module__}:{c.__qualname__}", fams, c, factory,
             node_encoder=bool(getattr(c, "node_encoder", False)),

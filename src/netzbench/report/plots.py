@@ -19,8 +19,9 @@ Conventions shared by all figures
   identical inputs.
 
 The artefacts correspond to REPORT_SPEC.md, section "Artefacts": grouped bars
-with CIs, forest plot, pairwise matrix and list layouts, the Demšar critical
-difference (CD) diagram and learning curves.
+with CIs, forest plot, pairwise matrix and list layouts (one task, or a grid of
+tasks), the Demšar critical difference (CD) diagram, learning curves, and the
+per-category dashboard (the paper's Figure 2).
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ __all__ = [
     "plot_pairwise_matrix",
     "plot_pairwise_list",
     "plot_learning_curves",
+    "plot_pairwise_grid",
+    "plot_dashboard",
 ]
 
 #: Okabe & Ito (2008) colour-blind-safe palette, in assignment order.
@@ -956,4 +959,163 @@ def plot_learning_curves(
             ax.set_axisbelow(True)
         handles = [Line2D([], [], color=colors[m], lw=2.0, label=m) for m in models]
         fig.legend(handles=handles, loc="outside lower center", ncols=legend_cols, frameon=False)
+    return fig
+
+
+# --------------------------------------------------------------------------- #
+# pairwise matrices of several tasks
+# --------------------------------------------------------------------------- #
+def plot_pairwise_grid(
+    matrices: Mapping[str, tuple[Sequence[str], np.ndarray, np.ndarray]],
+    alpha: float = 0.05,
+    title: str | None = None,
+) -> Figure:
+    """One :func:`plot_pairwise_matrix` panel per task.
+
+    ``matrices[task] = (models, p_holm, mean_diff)`` with the k×k arrays of
+    :func:`plot_pairwise_matrix` (the Holm family is the task, so panels are
+    not comparable in colour: each has its own colour bars).  Panels are laid
+    out in at most three columns; ``title`` is printed above the grid.
+    """
+    if not matrices:
+        raise ValueError("matrices is empty")
+    tasks = list(matrices)
+    n = len(tasks)
+    ncols = min(3, n)
+    nrows = math.ceil(n / ncols)
+    all_models = [m for t in tasks for m in matrices[t][0]]
+    if not all_models:
+        raise ValueError("every task has an empty model list")
+    name_w = max(_text_width_in(m, _FS_SMALL) for m in all_models)
+    kmax = max(len(matrices[t][0]) for t in tasks)
+    cell = 0.62
+    pw = kmax * cell + name_w + 2.8
+    ph = kmax * cell + 0.72 * name_w + 1.3
+    with mpl.rc_context(_RC):
+        fig = _new_figure(pw * ncols, ph * nrows + (0.4 if title else 0.0))
+        axs = _panel_axes(fig, n)
+        for ax, task in zip(axs, tasks):
+            models, P, D = matrices[task]
+            if len(models) == 0:
+                ax.set_axis_off()
+                ax.set_title(f"{task}: no models")
+                continue
+            plot_pairwise_matrix(models, P, D, alpha=alpha, title=str(task), ax=ax)
+        if title:
+            fig.suptitle(title, fontsize=_FS + 1, weight="bold")
+    return fig
+
+
+# --------------------------------------------------------------------------- #
+# per-category dashboard (the paper's Figure 2)
+# --------------------------------------------------------------------------- #
+def plot_dashboard(
+    panels: Mapping[str, Mapping[str, Mapping[str, Mapping[str, float]]]],
+    metric_label: Mapping[str, str] | None = None,
+    direction: Mapping[str, str] | None = None,
+    models: Sequence[str] | None = None,
+    title: str | None = None,
+) -> Figure:
+    """Cross-category dashboard: one panel per research category.
+
+    ``panels[category][task][model] = {"mean", "lo", "hi"}``.  Within a panel
+    each task is a group of bars (one bar per model, colours shared with every
+    other figure through :func:`model_colors` on ``models`` -- default: order
+    of first appearance) with a whisker from ``lo`` to ``hi``.  The best model
+    of each task (``direction[task]`` ``"higher"``/``"lower"``, default
+    higher; all tied best) has a thick black edge and a ``★`` above its
+    whisker.  A model without a value keeps its slot and is annotated
+    ``n/a``.  The x tick under each group names the task and its metric
+    (``metric_label[task]``) with the direction arrow.  A shared legend of the
+    models sits below the panels.
+
+    How to read it: compare bars *within* a task group only; metrics differ
+    between tasks (accuracy, AUC, MAE) and are not commensurable across
+    panels -- the across-task comparison is the CD diagram.
+    """
+    if not panels:
+        raise ValueError("panels is empty")
+    metric_label = metric_label or {}
+    direction = direction or {}
+    if models is None:
+        models = []
+        for by_task in panels.values():
+            for cells in by_task.values():
+                for m in cells:
+                    if m not in models:
+                        models.append(m)
+    models = list(models)
+    if not models:
+        raise ValueError("panels have no models")
+    colors = model_colors(models)
+    m = len(models)
+    cats = list(panels)
+    max_tasks = max(max(len(v), 1) for v in panels.values())
+    nrows, ncols = _grid(len(cats))
+    pw = max(2.8, max_tasks * (0.26 * m + 0.55) + 0.9)
+    ph = 2.7
+    with mpl.rc_context(_RC):
+        entry_w = max(_text_width_in(x, _FS_SMALL) for x in models) + 0.7
+        fig_w = pw * ncols
+        legend_cols = max(1, min(m, int(fig_w // entry_w)))
+        legend_rows = math.ceil(m / legend_cols)
+        fig = _new_figure(fig_w, ph * nrows + 0.22 * legend_rows + (0.45 if title else 0.2))
+        axs = _panel_axes(fig, len(cats))
+        width = 0.8 / m
+        for ax, cat in zip(axs, cats):
+            by_task = panels[cat]
+            tasks = list(by_task)
+            trans = blended_transform_factory(ax.transData, ax.transAxes)
+            tops = []
+            for g, task in enumerate(tasks):
+                cells = by_task[task]
+                d = direction.get(task, "higher")
+                if d not in ("higher", "lower"):
+                    raise ValueError(f"direction[{task!r}] must be 'higher' or 'lower', got {d!r}")
+                vals = [_cell(cells, mm) for mm in models]
+                means = np.array([v[0] for v in vals], dtype=float)
+                best: set[int] = set()
+                if np.isfinite(means).any():
+                    target = np.nanmax(means) if d == "higher" else np.nanmin(means)
+                    best = {i for i in range(m) if np.isfinite(means[i]) and means[i] == target}
+                for i, (model, (mean, lo, hi)) in enumerate(zip(models, vals)):
+                    x = g + (i - (m - 1) / 2) * width
+                    if not np.isfinite(mean):
+                        ax.text(x, 0.03, "n/a", rotation=90, ha="center", va="bottom", transform=trans,
+                                fontsize=_FS_SMALL - 1.5, color="#666666", gid="missing")
+                        continue
+                    ax.bar(x, mean, width=width * 0.92, color=colors[model], edgecolor="black",
+                           linewidth=1.6 if i in best else 0.5, gid="best" if i in best else None)
+                    err = _yerr(mean, lo, hi)
+                    top = mean
+                    if err is not None:
+                        ax.errorbar(x, mean, yerr=[[err[0]], [err[1]]], fmt="none", ecolor="black",
+                                    elinewidth=0.9, capsize=2, capthick=0.9)
+                        top = mean + err[1]
+                    tops.append(top)
+                    if i in best:
+                        ax.text(x, top, "★", ha="center", va="bottom", fontsize=_FS_SMALL, gid="best-star")
+            ax.axhline(0, color="black", lw=0.8)
+            labels = []
+            for task in tasks:
+                arrow = "↑" if direction.get(task, "higher") == "higher" else "↓"
+                lab = metric_label.get(task, "")
+                labels.append(f"{task}\n{lab} {arrow}".rstrip())
+            ax.set_xticks(range(len(tasks)), labels)
+            ax.set_xlim(-0.6, len(tasks) - 0.4)
+            if tops:
+                lo_y, _ = ax.get_ylim()
+                ax.set_ylim(min(lo_y, 0.0), max(tops) * 1.12 if max(tops) > 0 else 1.0)
+            ax.set_title(str(cat))
+            ax.tick_params(axis="x", length=0)
+            ax.grid(axis="y", color="#EEEEEE", lw=0.6)
+            ax.set_axisbelow(True)
+        handles = [Rectangle((0, 0), 1, 1, facecolor=colors[mm], edgecolor="black", lw=0.5, label=mm)
+                   for mm in models]
+        handles.append(Line2D([], [], marker="$★$", color="black", linestyle="none", markersize=8,
+                              label="best in task"))
+        fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), legend_cols + 1),
+                   frameon=False)
+        if title:
+            fig.suptitle(title, fontsize=_FS + 1, weight="bold")
     return fig

@@ -29,6 +29,40 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux reports KiB
 
 
+def fit_seed(spec, family: str, split: str, arrays: dict, seed: int, hp: dict) -> dict:
+    """Train one seed of ``spec`` on ``arrays``; the result dict of a finished seed (raises on error)."""
+    from ..models.registry import build_model
+    from .loops import Hyper, train
+
+    t0 = time.perf_counter()
+    set_seed(seed)
+    num_relations = None
+    if split == "relational_canonical":
+        num_relations = int(arrays["num_relations"].reshape(-1)[0])
+
+    def build(i, h, o):
+        return build_model(spec, family, i, h, o, num_relations=num_relations)
+
+    fit = train(family, split, build, arrays, seed, Hyper(**hp))
+    return {
+        "status": "ok",
+        "history": fit.history,
+        "epochs": fit.epochs,
+        "seconds": time.perf_counter() - t0,
+        "num_params": fit.num_params,
+        "peak_rss_mb": _peak_rss_mb(),
+    }
+
+
+def failure(exc: BaseException, t0: float) -> dict:
+    return {
+        "status": "failed",
+        "error": f"{type(exc).__name__}: {exc}",
+        "traceback": traceback.format_exc(limit=20),
+        "seconds": time.perf_counter() - t0,
+    }
+
+
 def run_seed(job: dict) -> dict:
     """Train ``job['seed']`` and return ``{status, history, epochs, seconds, num_params, peak_rss_mb}``.
 
@@ -46,34 +80,12 @@ def run_seed(job: dict) -> dict:
 
         torch.set_num_threads(int(job["threads"]))
         from ..catalog.data import load_arrays_for_seed
-        from ..models.registry import build_model, resolve_model
-        from .loops import Hyper, train
+        from ..models.registry import resolve_model
 
         spec = resolve_model(job["model_ref"], job.get("model_args") or {})
         arrays = load_arrays_for_seed(job["data_dir"], job["seed"], job.get("meta"))
-        hp = Hyper(**job["hp"])
-        set_seed(job["seed"])
-
-        num_relations = None
-        if job["split"] == "relational_canonical":
-            num_relations = int(arrays["num_relations"].reshape(-1)[0])
-
-        def build(i, h, o):
-            return build_model(spec, job["family"], i, h, o, num_relations=num_relations)
-
-        fit = train(job["family"], job["split"], build, arrays, job["seed"], hp)
-        return {
-            "status": "ok",
-            "history": fit.history,
-            "epochs": fit.epochs,
-            "seconds": time.perf_counter() - t0,
-            "num_params": fit.num_params,
-            "peak_rss_mb": _peak_rss_mb(),
-        }
+        result = fit_seed(spec, job["family"], job["split"], arrays, job["seed"], job["hp"])
+        result["seconds"] = time.perf_counter() - t0
+        return result
     except Exception as exc:  # recorded, never raised: the sweep goes on
-        return {
-            "status": "failed",
-            "error": f"{type(exc).__name__}: {exc}",
-            "traceback": traceback.format_exc(limit=20),
-            "seconds": time.perf_counter() - t0,
-        }
+        return failure(exc, t0)
