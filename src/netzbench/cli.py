@@ -163,5 +163,58 @@ def tasks_cmd(as_json: bool, params_path: str) -> None:
                    f"{r['epochs']:>6}  {'yes' if r['needs_download'] else 'no'}")
 
 
+def _obtainable(ds, mirror) -> str:
+    """How the dataset can be obtained here: synthetic, builtin, mirror, or download only."""
+    if ds.synthetic:
+        return "synthetic"
+    if not ds.needs_download:
+        return "builtin"
+    if mirror is not None:
+        folder = mirror / (ds.mirror or ds.id)
+        for src in ds.sources:
+            if src.in_mirror and all((folder / f.mirror_path).is_file() for f in src.files):
+                return "mirror"
+        return "not in mirror"
+    return "download"
+
+
+@main.command("datasets")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of a table.")
+@click.option("--mirror", default=None, help="Mirror directory to check [default: $NETZBENCH_MIRROR].")
+def datasets_cmd(as_json: bool, mirror: str | None) -> None:
+    """List the catalogue's datasets: category, families, size, source, license, availability."""
+    from .catalog.table import DATASETS
+    from .paths import resolve_mirror
+
+    try:
+        mirror_path = resolve_mirror(mirror)
+    except FileNotFoundError as exc:
+        raise UserError(str(exc)) from None
+    rows = []
+    for did, ds in sorted(DATASETS.items(), key=lambda kv: (kv[1].category, kv[0])):
+        size = None
+        meta = Path("data") / did / "meta.json"
+        if meta.is_file():
+            size = json.loads(meta.read_text()).get("counts")
+        rows.append({
+            "id": did, "name": ds.name, "category": ds.category, "families": list(ds.families),
+            "sources": [{"url": s.url, "kind": s.kind, "format": s.format} for s in ds.sources],
+            "license": ds.license, "citation": ds.citation, "in_paper": ds.in_paper, "size": size,
+            "obtainable": _obtainable(ds, mirror_path),
+        })
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    header = f"{'id':<22} {'category':<14} {'families':<20} {'obtainable':<14} {'paper':<5}  source"
+    click.echo(header)
+    click.echo("-" * (len(header) + 20))
+    for r in rows:
+        src = r["sources"][0]["url"] if r["sources"] else "-"
+        click.echo(f"{r['id']:<22} {r['category']:<14} {','.join(r['families']):<20} {r['obtainable']:<14} "
+                   f"{'yes' if r['in_paper'] else 'extra':<5}  {src}")
+    n_paper = sum(r["in_paper"] for r in rows)
+    click.echo(f"\n{n_paper} datasets of the paper's catalogue, {len(rows) - n_paper} extra")
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -91,7 +91,19 @@ def _check_str_list(params: dict, key: str) -> None:
 
 
 def validate(params: dict) -> dict:
-    """Check every value's type and range; return ``params`` (defaults merged)."""
+    """Check every value's type and range; return ``params`` (defaults merged).
+
+    ``custom_tasks`` are registered in the catalogue here, so their ids can
+    be used in ``tasks`` like any other.
+    """
+    if params.get("custom_tasks") is None:
+        params["custom_tasks"] = {}
+    if not isinstance(params["custom_tasks"], dict):
+        raise ParamsError(f"params.yaml: `custom_tasks` must be a mapping id -> entry, got {params['custom_tasks']!r}")
+    if params["custom_tasks"]:
+        from .catalog.custom import register_custom_tasks
+
+        register_custom_tasks(params["custom_tasks"])
     _check_str_list(params, "tasks")
     _check_str_list(params, "models")
 

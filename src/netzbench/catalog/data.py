@@ -44,6 +44,9 @@ from typing import Callable
 from ..paths import cache_root, resolve_mirror
 from .arrays import load_arrays, save_arrays
 from .fetch import DatasetUnavailable, obtain_raw
+from .custom import GENERATOR as CUSTOM_GENERATOR
+from .custom import PROCESSOR as CUSTOM_PROCESSOR
+from .custom import is_seed_aware, loader_source_sha256
 from .table import get_dataset, get_task
 
 #: Bump when a generator's output changes for the same parameters.
@@ -98,7 +101,19 @@ def fetch_task(task_id: str, params: dict, data_root: str | os.PathLike = "data"
     }
     origin = "generator"
     try:
-        if ds.synthetic:
+        if ds.processor == CUSTOM_PROCESSOR and is_seed_aware(ds.generator_params["loader"]):
+            # a seed-aware user loader runs at training time, once per seed, like a generator
+            meta.update(status="ok", synthetic=True, generator=CUSTOM_GENERATOR,
+                        generator_params={**ds.generator_params, "root": str(out)},
+                        generator_version=GENERATOR_VERSION,
+                        loader_sha256=loader_source_sha256(ds.generator_params["loader"]))
+        elif ds.processor == CUSTOM_PROCESSOR:
+            arrays, counts = import_object(ds.processor)(str(out), **ds.generator_params)
+            save_arrays(tmp / "graph.npz", arrays)
+            meta.update(status="ok", synthetic=False, format="custom", raw_sha256={}, counts=counts,
+                        loader=ds.generator_params["loader"])
+            origin = f"custom:{ds.generator_params['loader']}"
+        elif ds.synthetic:
             meta.update(
                 status="ok",
                 synthetic=True,

@@ -39,7 +39,7 @@ def _cell_facts(record: dict, seeds: list[int]) -> dict:
         for key in ("reason", "error"):
             if key in e:
                 fact[key] = e[key]
-        for key in ("seconds", "num_params", "peak_rss_mb"):
+        for key in ("seconds", "num_params", "peak_rss_mb", "cached"):
             if key in e:
                 fact[key] = e[key]
         if "epochs" in e:
@@ -74,6 +74,8 @@ def load_from_runs(cls, runs_dir="metrics/runs", *, tasks=None, models=None, par
         defaults = {"ci_method": rep["ci_method"], "bootstrap_n": rep["bootstrap_n"],
                     "pairwise_method": rep["pairwise_method"], "epoch_selection": rep["epoch_selection"],
                     "alpha": rep["alpha"], "ci": rep["ci"]}
+        if rep.get("equivalence_margin") is not None:
+            defaults["equivalence_margin"] = rep["equivalence_margin"]
         options = {**defaults, **options}
     runs_dir = Path(runs_dir)
     records: dict[str, dict[str, dict | None]] = {t: {} for t in tasks}

@@ -35,6 +35,10 @@ def fit_seed(spec, family: str, split: str, arrays: dict, seed: int, hp: dict) -
     from .loops import Hyper, train
 
     t0 = time.perf_counter()
+    if split == "auto":  # a custom task without a declared split: chosen from the data
+        from ..catalog.convert import default_split
+
+        split = default_split(family, arrays)
     set_seed(seed)
     num_relations = None
     if split == "relational_canonical":
