@@ -183,3 +183,42 @@ def test_unknown_task_lists_choices():
     with pytest.raises(UnknownTaskError) as err:
         get_task("corra")
     assert "cora" in str(err.value)
+
+
+def test_cached_download_is_revalidated_and_a_changed_upstream_is_caught(tmp_path, monkeypatch):
+    """A loopback HTTP server plays the upstream: 304 keeps the cache, changed bytes fail their checksum."""
+    import functools
+    import http.server
+    import threading
+
+    from netzbench.catalog.fetch import ChecksumMismatch, obtain_raw, upstream_state
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "edges.txt").write_bytes(b"0 1\n1 2\n")
+    good = sha256_file(site / "edges.txt")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *a, **k: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/{{file}}"
+        ds = dataclasses.replace(DATASETS["cora"], id="served", mirror=None,
+                                 sources=(Source("files", url, "edgelist", (RawFile("edges.txt", None, good),)),))
+        first = obtain_raw(ds, None, tmp_path / "dl")
+        assert first.origin.startswith("url:") and first.sha256["edges.txt"] == good
+        again = obtain_raw(ds, None, tmp_path / "dl")
+        assert again.origin == "cache (unchanged)"  # HTTP 304: nothing downloaded
+        import os
+        import time
+
+        (site / "edges.txt").write_bytes(b"0 1\n1 3\n")  # upstream changed
+        future = time.time() + 10
+        os.utime(site / "edges.txt", (future, future))
+        assert upstream_state(ds.sources[0], tmp_path / "dl" / "served" / "raw") == "changed"
+        with pytest.raises(ChecksumMismatch, match="edges.txt"):
+            obtain_raw(ds, None, tmp_path / "dl")
+        # the verified cached copy was not overwritten by the bad bytes
+        assert sha256_file(tmp_path / "dl" / "served" / "raw" / "edges.txt") == good
+    finally:
+        server.shutdown()

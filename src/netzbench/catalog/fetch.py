@@ -10,6 +10,7 @@ file and both hashes. Archives are extracted with path and size checks.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import tarfile
@@ -92,14 +93,25 @@ def _verified_copy(src: Path, dst: Path, expected: str | None, origin: str) -> s
             os.unlink(tmp)
 
 
-def download(url: str, dst: Path, expected: str | None = None, timeout: float = 60.0) -> str:
-    """Download ``url`` to ``dst`` atomically; verify sha256 when known; return it."""
+def _sidecar(dst: Path) -> Path:
+    """Where the HTTP validators (ETag, Last-Modified) of a download are kept."""
+    return dst.with_name(f".{dst.name}.http.json")
+
+
+def download(url: str, dst: Path, expected: str | None = None, timeout: float = 60.0,
+             sidecar: Path | None = None) -> str:
+    """Download ``url`` to ``dst`` atomically; verify sha256 when known; return it.
+
+    The response's ``ETag``/``Last-Modified`` are stored beside the file so a
+    later fetch can ask the server cheaply whether the upstream changed.
+    """
     dst.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=dst.parent, prefix=".part-")
     try:
         h = hashlib.sha256()
         req = urllib.request.Request(url, headers={"User-Agent": "netzbench"})
         with os.fdopen(fd, "wb") as out, urllib.request.urlopen(req, timeout=timeout) as resp:
+            validators = {k: resp.headers.get(k) for k in ("ETag", "Last-Modified") if resp.headers.get(k)}
             for chunk in iter(lambda: resp.read(_CHUNK), b""):
                 h.update(chunk)
                 out.write(chunk)
@@ -107,6 +119,7 @@ def download(url: str, dst: Path, expected: str | None = None, timeout: float = 
         if expected and actual != expected:
             raise ChecksumMismatch(dst.name, expected, actual, url)
         os.replace(tmp, dst)
+        (sidecar or _sidecar(dst)).write_text(json.dumps({"url": url, **validators}))
         return actual
     finally:
         if os.path.exists(tmp):
@@ -212,7 +225,7 @@ def _from_source(source: Source, raw_dir: Path, timeout: float) -> dict[str, str
     if source.kind in ("zip", "tar"):
         with tempfile.TemporaryDirectory(dir=raw_dir.parent) as tmp:
             archive = Path(tmp) / "archive"
-            download(source.url, archive, None, timeout)
+            download(source.url, archive, None, timeout, sidecar=_sidecar(raw_dir / "archive"))
             extracted = Path(tmp) / "x"
             files = safe_extract(archive, extracted)
             by_name = {p.name: p for p in files}
@@ -223,6 +236,50 @@ def _from_source(source: Source, raw_dir: Path, timeout: float) -> dict[str, str
                 hashes[rf.name] = _verified_copy(src, raw_dir / rf.name, rf.sha256, source.url)
         return hashes
     raise ValueError(f"unknown source kind {source.kind!r}")
+
+
+def _conditional_get(url: str, validators: dict, timeout: float) -> str:
+    """'unchanged' (HTTP 304), 'changed' (the server sends content) or 'offline'."""
+    headers = {"User-Agent": "netzbench"}
+    if validators.get("ETag"):
+        headers["If-None-Match"] = validators["ETag"]
+    if validators.get("Last-Modified"):
+        headers["If-Modified-Since"] = validators["Last-Modified"]
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=timeout):
+            return "changed"
+    except urllib.error.HTTPError as exc:
+        return "unchanged" if exc.code == 304 else "offline"
+    except (urllib.error.URLError, OSError):
+        return "offline"
+
+
+def upstream_state(source: Source, raw_dir: Path, timeout: float = 60.0) -> str:
+    """Re-check a cached source: 'unchanged', 'changed' or 'offline' (cache kept).
+
+    Uses the validators stored at download time (conditional GET). Without
+    validators the files are re-fetched unless every file has a known sha256
+    (then the cache is trusted: its bytes were verified).
+    """
+    if source.kind == "files":
+        checks = [(f.url or source.url.format(file=f.name), _sidecar(raw_dir / f.name)) for f in source.files]
+    else:
+        checks = [(source.url, _sidecar(raw_dir / "archive"))]
+    states = []
+    for url, side in checks:
+        if not side.is_file():
+            states.append("unknown")
+            continue
+        validators = json.loads(side.read_text())
+        if not (validators.get("ETag") or validators.get("Last-Modified")):
+            states.append("unknown")
+            continue
+        states.append(_conditional_get(url, validators, timeout))
+    if "changed" in states:
+        return "changed"
+    if "unknown" in states:
+        return "unchanged" if all(f.sha256 for f in source.files) else "changed"
+    return "offline" if "offline" in states else "unchanged"
 
 
 def _source_dir(downloads: Path, ds: Dataset, index: int) -> Path:
@@ -261,9 +318,15 @@ def obtain_raw(ds: Dataset, mirror: Path | None, downloads: Path, timeout: float
             tried.append((f"mirror {folder}", "no source of this dataset is laid out for a mirror"))
         raise DatasetUnavailable(ds.id, tried)
     for i, source in enumerate(ds.sources):
-        cached = _from_cache(source, _source_dir(downloads, ds, i))
-        if cached is not None and source.files:
-            return RawBundle(_source_dir(downloads, ds, i), cached, "cache", source.format, tried)
+        raw_dir = _source_dir(downloads, ds, i)
+        cached = _from_cache(source, raw_dir) if source.files else None
+        if cached is None:
+            continue
+        state = upstream_state(source, raw_dir, timeout)
+        if state == "changed":  # fetch it again; a changed file with a known sha256 fails loudly here
+            hashes = _from_source(source, raw_dir, timeout)
+            return RawBundle(raw_dir, hashes, f"url:{source.url}", source.format, tried)
+        return RawBundle(raw_dir, cached, f"cache ({state})", source.format, tried)
     for i, source in enumerate(ds.sources):
         raw_dir = _source_dir(downloads, ds, i)
         raw_dir.mkdir(parents=True, exist_ok=True)

@@ -55,6 +55,7 @@ __all__ = [
     "plot_learning_curves",
     "plot_pairwise_grid",
     "plot_dashboard",
+    "plot_message",
 ]
 
 #: Okabe & Ito (2008) colour-blind-safe palette, in assignment order.
@@ -1118,4 +1119,25 @@ def plot_dashboard(
                    frameon=False)
         if title:
             fig.suptitle(title, fontsize=_FS + 1, weight="bold")
+    return fig
+
+
+# --------------------------------------------------------------------------- #
+# placeholder
+# --------------------------------------------------------------------------- #
+def plot_message(text: str, width: float = 6.0) -> Figure:
+    """A small figure that only states ``text`` (e.g. why a plot has no data).
+
+    Pipelines declare their figures as outputs; when there is nothing to draw
+    (every task unavailable, one model only) the file still exists and says why.
+    """
+    import textwrap
+
+    lines = textwrap.wrap(str(text), width=int(width * 12)) or [""]
+    with mpl.rc_context(_RC):
+        fig = _new_figure(width, 0.3 * len(lines) + 0.5, layout=None)
+        ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+        ax.set_axis_off()
+        ax.text(0.5, 0.5, "\n".join(lines), ha="center", va="center", fontsize=_FS, style="italic",
+                color="#333333", gid="message")
     return fig

@@ -1,16 +1,29 @@
 """The ``report`` stage: run records in, the published report out.
 
-Writes (all small, committed to git, ``cache: false`` in dvc.yaml):
+Writes (all small, committed to git, ``cache: false`` in dvc.yaml), relative
+to the working directory (or ``out_dir``):
 
 - ``metrics/report.json``: headline numbers for ``dvc metrics``/``dvc exp show``
-  (Friedman chi2 and p, CD, k, N, mean ranks, per-cell mean and CI, the
-  candidate block, the missing cells);
+  (Friedman chi2 and p, Iman–Davenport, CD, k, N, mean ranks, per-cell mean and
+  CI, the candidate block, the missing cells, unavailable tasks, compute time);
 - ``reports/benchmark.json``: the whole metric tensor with seeds, config and
   every history (``BenchmarkReport.from_json`` re-analyses it);
 - ``reports/summary.csv``, ``reports/pairwise_t.csv``,
-  ``reports/pairwise_wilcoxon.csv``: per-cell and per-pair tables;
-- ``plots/critical_difference.png``/``.svg``, ``plots/mean_ranks.csv``/``.png``;
-- ``reports/REPORT.md``: the readable report.
+  ``reports/pairwise_wilcoxon.csv``, ``reports/power.csv``,
+  ``reports/equivalence.csv``, ``reports/selected_epochs.csv``: tables;
+- ``reports/summary.tex``, ``reports/pairwise.tex``: booktabs tables;
+- ``plots/critical_difference.png``/``.svg``, ``plots/forest.png``,
+  ``plots/pairwise.png``, ``plots/learning_curves.png``,
+  ``plots/dashboard.png``, ``plots/mean_ranks.csv``/``.png``;
+- ``reports/REPORT.md``: the readable report (:mod:`netzbench.report.markdown`).
+
+``params['report']`` drives it: ``alpha``, ``ci``, ``ci_method``,
+``bootstrap_n``, ``pairwise_method``, ``epoch_selection`` (through
+:meth:`BenchmarkReport.from_runs`), ``aggregation`` (the mean ranks of
+``plots/mean_ranks.*``; the CD diagram and the Friedman test are always the
+uniform ones, the only aggregation with a null distribution) and
+``equivalence_margin`` (the TOST table).  An optional ``report.weights``
+mapping ``{task: weight}`` feeds ``aggregation: custom``.
 """
 
 from __future__ import annotations
@@ -22,6 +35,17 @@ from typing import Any
 
 from ..training.record import write_json_atomic
 from .core import BenchmarkReport
+
+SUMMARY_COLUMNS = ["task", "model", "metric", "direction", "mean", "std", "sem", "n_seeds", "lo", "hi",
+                   "half_width", "ci", "ci_method", "status"]
+PAIRWISE_COLUMNS = ["task", "model_a", "model_b", "direction", "mean_diff", "sigma_d", "cohens_dz", "p_raw",
+                    "p_holm", "significant", "better", "n_seeds", "dropped_seeds", "method", "note"]
+EQUIVALENCE_COLUMNS = ["task", "model_a", "model_b", "mean_diff", "n_seeds", "margin", "p_lower", "p_upper",
+                       "p_tost", "p_tost_holm", "equivalent", "p_diff_holm", "pairwise_method", "verdict"]
+AUDIT_COLUMNS = ["task", "model", "seed", "selection", "index", "epoch", "value", "validation"]
+
+PLOT_FILES = ["plots/critical_difference.png", "plots/critical_difference.svg", "plots/forest.png",
+              "plots/pairwise.png", "plots/learning_curves.png", "plots/dashboard.png", "plots/mean_ranks.png"]
 
 
 def _num(v: Any) -> Any:
@@ -44,36 +68,56 @@ def _fmt_p(p: Any) -> str:
     return f"{p:.3g}"
 
 
+def _csv_value(v: Any) -> Any:
+    if v is None:
+        return ""
+    if isinstance(v, float) and not math.isfinite(v):
+        return ""
+    if isinstance(v, (list, tuple)):
+        return ";".join(str(x) for x in v)
+    return v
+
+
 def _write_csv(path: Path, rows: list[dict], columns: list[str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
         w.writeheader()
         for r in rows:
-            w.writerow({c: ("" if r.get(c) is None else r.get(c)) for c in columns})
+            w.writerow({c: _csv_value(r.get(c)) for c in columns})
 
 
 def missing_cells(report: BenchmarkReport) -> list[dict]:
     """Cells (task, model) without a complete set of ok seeds, with the reason."""
-    out = []
-    for task, by_model in report.cells.items():
-        for model, cell in by_model.items():
-            if cell.get("status") == "ok":
-                continue
-            reasons = sorted({f.get("reason") or f.get("error") or f["status"] for f in cell.get("seeds", {}).values()
-                              if f["status"] != "ok"})
-            out.append({"task": task, "model": model, "status": cell.get("status"),
-                        "reason": cell.get("reason") or "; ".join(reasons)})
-    return out
+    return report.missing()
 
 
-def headline_metrics(report: BenchmarkReport, candidate: str | None, roster: list[str]) -> dict:
+def _verdict_counts(rows: list[dict]) -> dict[str, int]:
+    from ..stats import VERDICTS
+
+    counts = {v: 0 for v in VERDICTS}
+    for r in rows:
+        counts[r["verdict"]] += 1
+    return counts
+
+
+def headline_metrics(report: BenchmarkReport, candidate: str | None, roster: list[str], *,
+                     aggregation: str = "uniform", weights: dict | None = None,
+                     equivalence: list[dict] | None = None) -> dict:
+    """The ``metrics/report.json`` dict (JSON-safe: NaN becomes null)."""
     fr = report.friedman()
     cells: dict[str, dict] = {}
     for row in report.summary():
         cells.setdefault(row["task"], {})[row["model"]] = {
             "mean": _num(row["mean"]), "lo": _num(row["lo"]), "hi": _num(row["hi"]), "n_seeds": row["n_seeds"]}
-    return {
+    agg = {"name": aggregation, "mean_ranks": {}}
+    try:
+        agg["mean_ranks"] = {m: _num(r) for m, r in report.mean_ranks(aggregation, weights=weights).items()}
+    except ValueError as exc:  # e.g. custom without weights: said in REPORT.md, uniform stays the headline
+        agg["error"] = str(exc)
+    cost = report.compute_cost()
+    pw = report.pairwise()
+    out = {
         "friedman": {"chi2": _num(fr["chi2"]), "p_value": _num(fr["p_value"]),
                      "iman_davenport_f": _num(fr["iman_davenport_f"]),
                      "iman_davenport_p": _num(fr["iman_davenport_p"])},
@@ -81,169 +125,116 @@ def headline_metrics(report: BenchmarkReport, candidate: str | None, roster: lis
         "mean_ranks": {m: _num(r) for m, r in fr["mean_ranks"].items()},
         "max_gap": _num(fr["max_gap"]), "n_for_observed_gap": fr["n_for_observed_gap"],
         "excluded_from_ranks": fr["excluded"],
+        "aggregation": agg,
         "cells": cells,
+        "significant_pairs": sum(r["significant"] for r in pw), "n_pairs": len(pw),
         "candidate": report.candidate_block(candidate, roster),
         "missing": {f"{m['task']}/{m['model']}": m["status"] for m in missing_cells(report)},
+        "unavailable_tasks": report.unavailable_tasks(),
+        "compute": {"total_seconds": round(cost["total_seconds"], 3), "n_timed_seeds": cost["n_timed"]},
         "options": report.options(),
     }
+    if equivalence is not None:
+        out["equivalence_verdicts"] = _verdict_counts(equivalence)
+    return out
 
 
-def render_markdown(report: BenchmarkReport, metrics: dict, params: dict) -> str:
-    fr = report.friedman()
-    lines = ["# netzbench report", ""]
-    lines += ["## Protocol", ""]
-    train = params["train"]
-    lines.append(f"- Tasks ({len(report.tasks)}): " + ", ".join(report.tasks))
-    lines.append(f"- Models: {', '.join(params['models'])}"
-                 + (f"; candidate: **{metrics['candidate']['name']}**" if metrics["candidate"]["name"] else ""))
-    lines.append(f"- Seeds: {len(report.seeds)} ({', '.join(map(str, report.seeds))}); hidden channels "
-                 f"{train['hidden_channels']}; full-batch Adam")
-    for fam in ("node_cls", "graph_cls", "graph_reg", "link_pred"):
-        lines.append(f"  - {fam}: lr {train[fam]['lr']}, weight decay {train[fam].get('weight_decay', 0)}")
-    lines.append("- Epochs: " + ", ".join(f"{t} {train['epochs'][t]}" for t in report.tasks if t in train["epochs"]))
-    lines.append(f"- Epoch selection: `{report.epoch_selection}`; CI: {int(report.ci * 100)}% `{report.ci_method}`; "
-                 f"pairwise test: `{report.pairwise_method}` with Holm correction within each task; alpha = {report.alpha}")
-    if params["data"]["on_missing"] == "skip":
-        lines.append("- `data.on_missing: skip`: a task whose data cannot be obtained is reported as missing "
-                     "and the ranks use the tasks present.")
-    lines.append("")
-
-    lines += ["## Results per task (mean ± CI half-width over seeds)", ""]
-    models = report.models
-    lines.append("| task | metric | " + " | ".join(models) + " |")
-    lines.append("|---|---|" + "---|" * len(models))
-    summary = {(r["task"], r["model"]): r for r in report.summary()}
-    for t in report.tasks:
-        info = report.task_info[t]
-        vals = {m: summary[(t, m)]["mean"] for m in models if (t, m) in summary}
-        finite = {m: v for m, v in vals.items() if isinstance(v, float) and math.isfinite(v)}
-        best = None
-        if finite:
-            best = (max if info.direction == "higher" else min)(finite, key=finite.get)
-        cells = []
-        for m in models:
-            r = summary.get((t, m))
-            if r is None or r["n_seeds"] == 0:
-                cells.append("—")
-                continue
-            text = f"{r['mean']:.3f}" + (f" ± {r['half_width']:.3f}" if math.isfinite(r["half_width"]) else " (1 seed, no CI)")
-            cells.append(f"**{text}**" if m == best else text)
-        arrow = "↑" if info.direction == "higher" else "↓"
-        lines.append(f"| {t} | {info.metric} {arrow} | " + " | ".join(cells) + " |")
-    lines.append("")
-
-    sig = [r for r in report.pairwise() if r["significant"]]
-    lines += [f"## Significant paired differences (Holm-corrected {report.pairwise_method} test, alpha = {report.alpha})", ""]
-    if sig:
-        lines.append("| task | model a | model b | Δ mean (a − b) | d_z | p (Holm) | seeds |")
-        lines.append("|---|---|---|---|---|---|---|")
-        for r in sig:
-            lines.append(f"| {r['task']} | {r['model_a']} | {r['model_b']} | {r['mean_diff']:+.4f} | "
-                         f"{_fmt(r['cohens_dz'], 2)} | {_fmt_p(r['p_holm'])} | {r['n_seeds']} |")
-    else:
-        lines.append("No pairwise difference is significant after Holm correction.")
-    lines.append("")
-
-    lines += ["## Across tasks: Friedman test and critical-difference diagram", ""]
-    if fr["k"] >= 2 and fr["n_tasks"] >= 1:
-        ranks = ", ".join(f"{m} {r:.2f}" for m, r in sorted(fr["mean_ranks"].items(), key=lambda kv: kv[1]))
-        lines.append(f"Mean ranks over N = {fr['n_tasks']} tasks and k = {fr['k']} models (1 = best): {ranks}.")
-        lines.append("")
-        lines.append(f"Friedman χ² = {fr['chi2']:.3f} (df = {fr['k'] - 1}), p = {_fmt_p(fr['p_value'])}; "
-                     f"Iman–Davenport F = {_fmt(fr['iman_davenport_f'])}, p = {_fmt_p(fr['iman_davenport_p'])}. "
-                     f"Nemenyi CD at alpha = {report.alpha}: {fr['cd']:.3f}.")
-        lines.append("")
-        if len(fr["cliques"]) == 1 and len(fr["cliques"][0]) == fr["k"]:
-            reading = ("All models fall within one clique: no model's mean rank differs from another's by more "
-                       "than the CD, so the benchmark does not establish any ordering at this alpha.")
-        elif fr["max_gap"] > fr["cd"]:
-            reading = ("At least one pair of models differs in mean rank by more than the CD; models not joined "
-                       "by a clique bar are significantly different (Nemenyi).")
-        else:
-            reading = "No pair differs by more than the CD."
-        lines.append(reading + " The diagram speaks about average rank across tasks, not about the size of "
-                     "the metric differences on any one task; a rank difference on a small task counts as much "
-                     "as one on a large task.")
-        if fr["n_for_observed_gap"] and fr["max_gap"] <= fr["cd"]:
-            lines.append(f"The largest observed gap ({fr['max_gap']:.2f}) would become significant at about "
-                         f"N = {fr['n_for_observed_gap']} tasks, if it persisted.")
-        lines.append("")
-        lines.append("![critical difference diagram](../plots/critical_difference.png)")
-    else:
-        lines.append(f"Not enough complete models or tasks for a Friedman test (k = {fr['k']}, N = {fr['n_tasks']}).")
-    if fr["excluded"]:
-        lines.append("")
-        lines.append("Excluded from the ranks (a model must have results on every task present): "
-                     + "; ".join(f"{m} ({why})" for m, why in fr["excluded"].items()) + ".")
-    lines.append("")
-
-    cand = metrics["candidate"]
-    if cand["name"]:
-        lines += ["## Candidate", ""]
-        lines.append(f"**{cand['name']}**: mean rank {_fmt(cand['mean_rank'], 2)} over {cand['n_tasks']} task(s); "
-                     f"against the roster: {cand['wins']} significant wins, {cand['losses']} significant losses, "
-                     f"{cand['ties']} not significant (Holm-corrected paired tests).")
-        lines.append("")
-
-    missing = missing_cells(report)
-    lines += ["## Missing cells", ""]
-    if missing:
-        lines.append("| task | model | status | reason |")
-        lines.append("|---|---|---|---|")
-        for m in missing:
-            lines.append(f"| {m['task']} | {m['model']} | {m['status']} | {m['reason']} |")
-    else:
-        lines.append("None: every cell has results for every seed.")
-    lines.append("")
-    return "\n".join(lines)
-
-
-def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None, echo=print) -> dict:
-    """Write every report artefact (see the module docstring); return the headline metrics."""
+def _safe_figure(make, message: str):
+    """``make()``, or a figure stating why there is nothing to draw (outputs must always exist)."""
     from . import plots
 
+    try:
+        return make()
+    except ValueError as exc:
+        return plots.plot_message(f"{message}: {exc}")
+
+
+def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None, echo=print,
+                  out_dir: str | Path = ".") -> dict:
+    """Write every report artefact (see the module docstring); return the headline metrics."""
+    from . import plots
+    from .markdown import render_markdown
+
+    root = Path(out_dir)
+    rep_params = params.get("report", {})
+    aggregation = rep_params.get("aggregation", "uniform")
+    weights = rep_params.get("weights")
     roster = list(params["models"])
-    metrics = headline_metrics(report, candidate, roster)
-    write_json_atomic("metrics/report.json", metrics, indent=2)
-    Path("reports").mkdir(exist_ok=True)
-    report.to_json("reports/benchmark.json")
 
-    cols = ["task", "model", "metric", "direction", "mean", "std", "sem", "n_seeds", "lo", "hi", "half_width",
-            "ci_method"]
-    _write_csv(Path("reports/summary.csv"), report.summary(), cols)
-    pcols = ["task", "model_a", "model_b", "mean_diff", "sigma_d", "cohens_dz", "p_raw", "p_holm", "significant",
-             "n_seeds", "note"]
+    equivalence = None
+    equivalence_error = None
+    try:
+        equivalence = report.equivalence()
+    except ValueError as exc:
+        equivalence_error = str(exc)
+
+    metrics = headline_metrics(report, candidate, roster, aggregation=aggregation, weights=weights,
+                               equivalence=equivalence)
+    write_json_atomic(root / "metrics/report.json", metrics, indent=2)
+    (root / "reports").mkdir(parents=True, exist_ok=True)
+    report.to_json(root / "reports/benchmark.json")
+
+    _write_csv(root / "reports/summary.csv", report.summary(), SUMMARY_COLUMNS)
     for method in ("t", "wilcoxon"):
-        _write_csv(Path(f"reports/pairwise_{method}.csv"), report.pairwise(method), pcols)
+        _write_csv(root / f"reports/pairwise_{method}.csv", report.pairwise(method), PAIRWISE_COLUMNS)
+    power_rows = report.power()
+    power_cols = ["task", "model_a", "model_b", "mean_diff", "sigma_d", "n_seeds", "mde", "observed_power",
+                  "detectable", "power"] + [c for c in (power_rows[0] if power_rows else {}) if
+                                            c.startswith("seeds_needed_")]
+    if not power_rows:
+        power_cols += ["seeds_needed_0.02", "seeds_needed_0.01", "seeds_needed_0.005"]
+    _write_csv(root / "reports/power.csv", power_rows, power_cols)
+    _write_csv(root / "reports/equivalence.csv", equivalence or [], EQUIVALENCE_COLUMNS)
+    _write_csv(root / "reports/selected_epochs.csv", report.selected_epochs(table=True), AUDIT_COLUMNS)
+    (root / "reports/summary.tex").write_text(report.to_latex(), encoding="utf-8")
+    (root / "reports/pairwise.tex").write_text(report.pairwise_to_latex(), encoding="utf-8")
 
+    # ---- figures
     fr = report.friedman()
-    Path("plots").mkdir(exist_ok=True)
-    rank_rows = sorted(fr["mean_ranks"].items(), key=lambda kv: kv[1])
-    _write_csv(Path("plots/mean_ranks.csv"), [{"model": m, "mean_rank": round(r, 6)} for m, r in rank_rows],
-               ["model", "mean_rank"])
-    friedman = {"chi2": fr["chi2"], "p_value": fr["p_value"], "n_tasks": fr["n_tasks"]}
-    if fr["k"] >= 2:
-        fig = plots.plot_critical_difference(fr["mean_ranks"], fr["cd"], [tuple(c) for c in fr["cliques"]],
-                                             friedman=friedman,
-                                             title=f"Critical difference diagram (α = {report.alpha})")
-        fig_r = plots.plot_mean_ranks(fr["mean_ranks"], cd=fr["cd"])
-    else:
-        fig = plots.plot_critical_difference({m: 1.0 for m in fr["models"]} or {"(no complete model)": 1.0}, None, [],
-                                             diagnostic_label=f"not enough complete models (k = {fr['k']})")
-        fig_r = plots.plot_mean_ranks(fr["mean_ranks"] or {"(none)": float("nan")})
-    plots.save_figure(fig, "plots/critical_difference", formats=("png", "svg"))
-    plots.save_figure(fig_r, "plots/mean_ranks", formats=("png",))
+    pdir = root / "plots"
+    pdir.mkdir(parents=True, exist_ok=True)
+    try:
+        agg_ranks = report.mean_ranks(aggregation, weights=weights)
+    except ValueError:
+        agg_ranks = {}
+    rank_rows = sorted(((m, r) for m, r in agg_ranks.items() if math.isfinite(r)), key=lambda kv: kv[1])
+    _write_csv(pdir / "mean_ranks.csv",
+               [{"model": m, "mean_rank": round(r, 6), "aggregation": aggregation,
+                 "uniform_mean_rank": round(fr["mean_ranks"].get(m, math.nan), 6)} for m, r in rank_rows],
+               ["model", "mean_rank", "aggregation", "uniform_mean_rank"])
+    figures = {
+        "critical_difference": (lambda: report.plot_critical_difference(), "no critical-difference diagram",
+                                ("png", "svg")),
+        "mean_ranks": (lambda: report.plot_mean_ranks(aggregation, **({"weights": weights}
+                                                                      if aggregation == "custom" else {})),
+                       "no mean ranks", ("png",)),
+        "forest": (report.plot_forest, "no forest plot", ("png",)),
+        "pairwise": (lambda: report.plot_pairwise("matrix"), "no pairwise comparison", ("png",)),
+        "learning_curves": (report.plot_learning_curves, "no learning curves", ("png",)),
+        "dashboard": (report.plot_dashboard, "no dashboard", ("png",)),
+    }
+    for name, (make, message, formats) in figures.items():
+        fig = _safe_figure(make, message)
+        plots.save_figure(fig, pdir / name, formats=formats)
 
-    Path("reports/REPORT.md").write_text(render_markdown(report, metrics, params), encoding="utf-8")
+    text = render_markdown(report, params, metrics, candidate=candidate, equivalence=equivalence,
+                           equivalence_error=equivalence_error, aggregation=aggregation, weights=weights)
+    (root / "reports/REPORT.md").write_text(text, encoding="utf-8")
+
+    unavailable = report.unavailable_tasks()
+    if unavailable:
+        echo(f"report: DATA UNAVAILABLE for {len(unavailable)} task(s): {', '.join(unavailable)}; "
+             f"their cells are reported as missing and the ranks use the N = {fr['n_tasks']} tasks present")
     echo(f"report: N = {fr['n_tasks']} tasks, k = {fr['k']} models, Friedman p = {_fmt_p(fr['p_value'])}, "
          f"CD = {_fmt(fr['cd'])}; {len(missing_cells(report))} missing cell(s)")
     return metrics
 
 
-def run_report_stage(params: dict, echo=print) -> dict:
-    """What ``netzbench report`` does: read the roster's records, write the report."""
-    report = BenchmarkReport.from_runs("metrics/runs", params=params, candidate_dir="metrics/candidate")
+def run_report_stage(params: dict, echo=print, root: str | Path = ".") -> dict:
+    """What ``netzbench report`` does: read the roster's records under ``root``, write the report there."""
+    root = Path(root)
+    report = BenchmarkReport.from_runs(root / "metrics/runs", params=params, candidate_dir=root / "metrics/candidate")
     candidate = report.config.get("candidate")
     if candidate is None and params["model"] in params["models"] and not params["model_args"]:
         candidate = params["model"]  # in_roster: the candidate block uses the roster cells
-    return write_outputs(report, params, candidate, echo=echo)
+    return write_outputs(report, params, candidate, echo=echo, out_dir=root)
