@@ -304,3 +304,72 @@ def test_save_figure_matrix_deterministic_and_other_suffix(tmp_path):
     assert [q.name for q in outs[0]] == ["pm.k4.svg", "pm.k4.png"]
     for qa, qb in zip(*outs):
         assert qa.read_bytes() == qb.read_bytes()
+
+
+# --------------------------------------------------------------------------- #
+# colours across figures, pairwise grid, dashboard, message
+# --------------------------------------------------------------------------- #
+def test_color_order_keeps_model_colours_across_subsets():
+    order = ["GCN", "GAT", "GIN", "GraphSAGE", "Graph Transformer"]
+    want = P.model_colors(order)
+    ranks = {"GraphSAGE": 1.5, "GCN": 2.0, "GAT": 3.0}  # GIN absent, as when it is excluded from the ranks
+    fig = P.plot_critical_difference(ranks, 1.0, [], color_order=order)
+    dots = {ln.get_color() for ln in fig.axes[0].lines if ln.get_marker() == "o"}
+    assert dots == {want[m] for m in ranks}
+    bars = P.plot_mean_ranks(ranks, color_order=order)
+    got = {lab.get_text(): patch.get_facecolor() for lab, patch in zip(bars.axes[0].get_yticklabels(),
+                                                                        bars.axes[0].patches)}
+    from matplotlib.colors import to_rgba
+
+    assert got == {m: to_rgba(want[m]) for m in got}
+    curves = {"t": {"GraphSAGE": {"epochs": [1, 2], "mean": [0.1, 0.2]}, "GCN": {"epochs": [1, 2], "mean": [0.1, 0.3]}}}
+    lc = P.plot_learning_curves(curves, color_order=order)
+    assert {ln.get_label(): ln.get_color() for ln in lc.axes[0].lines} == {"GraphSAGE": want["GraphSAGE"],
+                                                                          "GCN": want["GCN"]}
+    assert [t.get_text() for t in lc.legends[0].get_texts()] == ["GCN", "GraphSAGE"]
+
+
+def test_pairwise_grid_one_panel_per_task():
+    mats = {}
+    for t, k in (("cora", 4), ("mutag", 3), ("tsp", 2)):
+        p, d = _pairwise_inputs(k)
+        mats[t] = (_models(k), p, d)
+    fig = P.plot_pairwise_grid(mats, title="grid")
+    titled = [ax for ax in fig.axes if ax.get_title().split("\n")[0] in mats]
+    assert len(titled) == 3
+    assert len(fig.axes) == 3 * 3  # each panel: matrix + two colour bars
+    _draw(fig)
+    with pytest.raises(ValueError):
+        P.plot_pairwise_grid({})
+
+
+def test_dashboard_panels_best_and_missing():
+    nan = float("nan")
+    panels = {
+        "combinatorial": {"random_tsp": {"GCN": {"mean": 0.86, "lo": 0.84, "hi": 0.88},
+                                         "GAT": {"mean": 0.83, "lo": 0.81, "hi": 0.85}}},
+        "physics": {"ising": {"GCN": {"mean": 0.6, "lo": 0.5, "hi": 0.7}, "GAT": {"mean": 0.7, "lo": 0.6, "hi": 0.8},
+                              "GIN": {"mean": nan, "lo": nan, "hi": nan}},
+                    "qm9": {"GCN": {"mean": 0.3, "lo": 0.2, "hi": 0.4}, "GAT": {"mean": 0.2, "lo": 0.1, "hi": 0.3},
+                            "GIN": {"mean": 0.25, "lo": 0.2, "hi": 0.3}}},
+        "finance": {"board": {"GCN": {"mean": nan}, "GAT": {"mean": nan}}},
+    }
+    fig = P.plot_dashboard(panels, {"qm9": "MAE"}, {"qm9": "lower"}, title="dash")
+    axes = {ax.get_title(): ax for ax in fig.axes}
+    assert set(axes) == {"combinatorial", "physics", "finance"}
+    phys = axes["physics"]
+    best = [p for p in phys.patches if p.get_gid() == "best"]
+    assert sorted(round(p.get_height(), 3) for p in best) == [0.2, 0.7]  # GAT best on both (MAE lower)
+    assert len(_gid_texts(phys, "missing")) == 1 and len(_gid_texts(phys, "best-star")) == 2
+    assert [t.get_text() for t in phys.get_xticklabels()] == ["ising\n↑", "qm9\nMAE ↓"]
+    assert _gid_texts(axes["finance"], "no-results")
+    _draw(fig)
+    with pytest.raises(ValueError, match="direction"):
+        P.plot_dashboard(panels, direction={"qm9": "down"})
+
+
+def test_plot_message():
+    fig = P.plot_message("nothing to draw: every task is unavailable " * 4)
+    texts = [t for t in fig.axes[0].texts if t.get_gid() == "message"]
+    assert len(texts) == 1 and "every task is unavailable" in texts[0].get_text()
+    _draw(fig)

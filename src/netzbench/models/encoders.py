@@ -18,6 +18,19 @@ from torch_geometric.nn import GATConv, GCNConv, SAGEConv, TransformerConv
 from .roster import ALL_FAMILIES
 
 
+def input_dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
+    """Dropout on the input features, also for a sparse CSR ``x`` (bag-of-words features).
+
+    Zeros stay zero either way, so dropping only the stored values has the
+    same distribution as dense dropout (survivors scaled by 1 / (1 - p)).
+    """
+    if x.layout != torch.sparse_csr:
+        return F.dropout(x, p, training)
+    if not training or p == 0.0:
+        return x
+    return torch.sparse_csr_tensor(x.crow_indices(), x.col_indices(), F.dropout(x.values(), p, True), x.shape)
+
+
 class GCN(nn.Module):
     r"""Kipf & Welling (2017): :math:`H' = \hat D^{-1/2}\hat A\hat D^{-1/2} H W`, twice, ReLU between.
 
@@ -26,6 +39,7 @@ class GCN(nn.Module):
 
     task_types = ALL_FAMILIES
     node_encoder = True
+    sparse_input = True  # first op is a linear map: a sparse CSR x is used as is
 
     def __init__(self, in_channels: int, hidden_channels: int, out_channels: int, dropout: float = 0.0):
         super().__init__()
@@ -38,7 +52,7 @@ class GCN(nn.Module):
         self.conv2.reset_parameters()
 
     def forward(self, x: torch.Tensor, edge_index: torch.Tensor) -> torch.Tensor:
-        x = F.dropout(x, self.dropout, self.training)
+        x = input_dropout(x, self.dropout, self.training)
         x = F.relu(self.conv1(x, edge_index))
         x = F.dropout(x, self.dropout, self.training)
         return self.conv2(x, edge_index)
@@ -56,6 +70,7 @@ class GAT(nn.Module):
 
     task_types = ALL_FAMILIES
     node_encoder = True
+    sparse_input = True  # first op is a linear map: a sparse CSR x is used as is
 
     def __init__(self, in_channels: int, hidden_channels: int, out_channels: int,
                  heads: int = 8, dropout: float = 0.6):
@@ -69,7 +84,7 @@ class GAT(nn.Module):
         self.conv2.reset_parameters()
 
     def forward(self, x: torch.Tensor, edge_index: torch.Tensor) -> torch.Tensor:
-        x = F.dropout(x, self.dropout, self.training)
+        x = input_dropout(x, self.dropout, self.training)
         x = F.elu(self.conv1(x, edge_index))
         x = F.dropout(x, self.dropout, self.training)
         return self.conv2(x, edge_index)
@@ -83,6 +98,7 @@ class GraphSAGE(nn.Module):
 
     task_types = ALL_FAMILIES
     node_encoder = True
+    sparse_adjacency = True  # mean aggregation as a CSR spmm: same result, no gathered copy of x
 
     def __init__(self, in_channels: int, hidden_channels: int, out_channels: int,
                  dropout: float = 0.5, aggr: str = "mean"):
@@ -111,6 +127,7 @@ class GraphTransformer(nn.Module):
 
     task_types = ALL_FAMILIES
     node_encoder = True
+    sparse_input = True  # first op is a linear map: a sparse CSR x is used as is
 
     def __init__(self, in_channels: int, hidden_channels: int, out_channels: int,
                  heads: int = 4, dropout: float = 0.1):

@@ -958,17 +958,19 @@ class BenchmarkReport:
                 return plots.plot_critical_difference(
                     {m: 1.0 for m in fr["models"]}, None, [],
                     diagnostic_label=f"not enough complete models or tasks (k = {fr['k']}, N = {fr['n_tasks']})",
-                    title=title)
+                    title=title, color_order=self.models)
             return plots.plot_critical_difference(
                 fr["mean_ranks"], fr["cd"], [tuple(c) for c in fr["cliques"]],
                 friedman={"chi2": fr["chi2"], "p_value": fr["p_value"], "n_tasks": fr["n_tasks"]},
-                title=title or f"Critical difference diagram (α = {self.alpha:g}, N = {fr['n_tasks']} tasks)")
+                title=title or f"Critical difference diagram (α = {self.alpha:g}, N = {fr['n_tasks']} tasks)",
+                color_order=self.models)
         mr = self.mean_ranks(aggregation, groups=groups, weights=weights, models=models)
         if not mr or not all(math.isfinite(v) for v in mr.values()):
             raise ValueError(f"{aggregation} mean ranks are undefined (no usable weights)")
         return plots.plot_critical_difference(
             mr, None, [], diagnostic_label=f"{aggregation}-weighted mean ranks: diagnostic, no CD / cliques",
-            title=title or f"Mean ranks, {aggregation} aggregation (N = {fr['n_tasks']} tasks)")
+            title=title or f"Mean ranks, {aggregation} aggregation (N = {fr['n_tasks']} tasks)",
+            color_order=self.models)
 
     def plot_mean_ranks(self, aggregation: str = "uniform", **kwargs):
         """Bar chart of mean ranks; the CD bracket only for the uniform aggregation."""
@@ -977,8 +979,13 @@ class BenchmarkReport:
         if aggregation == "uniform":
             fr = self.friedman(kwargs.get("models"))
             cd = fr["cd"] if math.isfinite(fr["cd"]) else None
-            return plots.plot_mean_ranks(fr["mean_ranks"] or {"(none)": math.nan}, cd=cd)
-        return plots.plot_mean_ranks(self.mean_ranks(aggregation, **kwargs) or {"(none)": math.nan})
+            if not fr["mean_ranks"]:
+                raise ValueError("no model has results on every task present")
+            return plots.plot_mean_ranks(fr["mean_ranks"], cd=cd, color_order=self.models)
+        mr = self.mean_ranks(aggregation, **kwargs)
+        if not mr or not all(math.isfinite(v) for v in mr.values()):
+            raise ValueError(f"{aggregation} mean ranks are undefined")
+        return plots.plot_mean_ranks(mr, color_order=self.models)
 
     def plot_learning_curves(self, series: str | None = None, tasks: Sequence[str] | None = None):
         """Mean ± t-CI per evaluated epoch, one panel per task, one line per model.
@@ -995,10 +1002,10 @@ class BenchmarkReport:
         if not curves:
             raise ValueError("no history to plot")
         ylabel = {t: metric_label(series or self.task_info[t].metric) for t in curves}
-        fig = plots.plot_learning_curves(curves, ylabel=ylabel)
+        fig = plots.plot_learning_curves(curves, ylabel=ylabel, color_order=self.models)
         if series is None:
             audit = self.selected_epochs(table=True)
-            colors = plots.model_colors(plots._collect_models(curves))
+            colors = plots.model_colors(self.models)
             for ax, task in zip(fig.axes, curves):
                 for model, c in curves[task].items():
                     eps = [r["epoch"] for r in audit if r["task"] == task and r["model"] == model and r["epoch"]]

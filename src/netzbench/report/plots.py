@@ -111,6 +111,13 @@ def model_colors(models: Sequence[str]) -> dict[str, str]:
     return out
 
 
+def _colors_for(names: Sequence[str], color_order: Sequence[str] | None) -> dict[str, str]:
+    """Colours of ``names`` under :func:`model_colors` of ``color_order`` (then any name not in it)."""
+    order = list(color_order or [])
+    order += [n for n in names if n not in order]
+    return model_colors(order)
+
+
 def _new_figure(width: float, height: float, layout: str | None = "constrained") -> Figure:
     fig = Figure(figsize=(width, height), layout=layout)
     FigureCanvasAgg(fig)
@@ -280,6 +287,7 @@ def plot_critical_difference(
     title: str | None = None,
     diagnostic_label: str | None = None,
     ax=None,
+    color_order: Sequence[str] | None = None,
 ) -> Figure:
     """Demšar (2006) critical-difference diagram of mean ranks across tasks.
 
@@ -317,6 +325,10 @@ def plot_critical_difference(
     be wide enough for the axis plus two label columns and tall enough for
     ``ceil(k/2)`` label rows (about 0.26 in each) -- otherwise labels overlap.
     Without ``ax`` a figure is sized to the content (recommended).
+
+    ``color_order`` (optional) is the model order used for colours, so a
+    diagram over a subset of models keeps each model's colour from the other
+    figures; default: the order of ``mean_ranks``.
     """
     if not mean_ranks:
         raise ValueError("mean_ranks is empty")
@@ -340,7 +352,7 @@ def plot_critical_difference(
                 clique_list.append(c)
 
     k = len(names)
-    colors = model_colors(names)
+    colors = _colors_for(names, color_order)
     order = sorted(names, key=lambda n: (ranks[n], names.index(n)))
     n_left = math.ceil(k / 2)
     left, right = order[:n_left], order[n_left:]
@@ -532,7 +544,8 @@ def plot_critical_difference(
 # --------------------------------------------------------------------------- #
 # mean-rank bars
 # --------------------------------------------------------------------------- #
-def plot_mean_ranks(mean_ranks: Mapping[str, float], cd: float | None = None, ax=None) -> Figure:
+def plot_mean_ranks(mean_ranks: Mapping[str, float], cd: float | None = None, ax=None,
+                    color_order: Sequence[str] | None = None) -> Figure:
     """Horizontal bar chart of mean ranks, best (lowest) model at the top.
 
     Each bar's length is the model's mean rank across tasks (lower is better),
@@ -543,12 +556,13 @@ def plot_mean_ranks(mean_ranks: Mapping[str, float], cd: float | None = None, ax
     are not distinguishable from the best.  No error bars are drawn (a mean
     rank has no per-model sampling interval in this analysis).
 
-    Colours follow :func:`model_colors` in the order of ``mean_ranks``.
+    Colours follow :func:`model_colors` in the order of ``color_order`` (default:
+    the order of ``mean_ranks``).
     """
     if not mean_ranks:
         raise ValueError("mean_ranks is empty")
     names = list(mean_ranks)
-    colors = model_colors(names)
+    colors = _colors_for(names, color_order)
     ranks = {n: float(mean_ranks[n]) for n in names}
     order = sorted(names, key=lambda n: (ranks[n], names.index(n)))
     k = len(names)
@@ -917,6 +931,7 @@ def plot_pairwise_list(rows: Sequence[Mapping[str, Any]], alpha: float = 0.05, t
 def plot_learning_curves(
     curves: Mapping[str, Mapping[str, Mapping[str, Sequence[float]]]],
     ylabel: Mapping[str, str] | None = None,
+    color_order: Sequence[str] | None = None,
 ) -> Figure:
     """Learning curves: mean over seeds per epoch with a shaded CI band.
 
@@ -925,12 +940,14 @@ def plot_learning_curves(
     (colours consistent with the other figures), band = per-epoch confidence
     interval across seeds; a shared legend sits below the panels.  Panels have
     independent y-axes (``ylabel[task]``): compare curves within a panel.
+    ``color_order`` fixes the model order of the colours (and of the legend).
     """
     if not curves:
         raise ValueError("curves is empty")
     tasks = list(curves)
-    models = _collect_models(curves)
-    colors = model_colors(models)
+    found = _collect_models(curves)
+    models = [m for m in (color_order or []) if m in found] + [m for m in found if m not in (color_order or [])]
+    colors = _colors_for(models, color_order)
     ylabel = ylabel or {}
     nrows, ncols = _grid(len(tasks))
     with mpl.rc_context(_RC):
@@ -1079,6 +1096,10 @@ def plot_dashboard(
                 if np.isfinite(means).any():
                     target = np.nanmax(means) if d == "higher" else np.nanmin(means)
                     best = {i for i in range(m) if np.isfinite(means[i]) and means[i] == target}
+                else:
+                    ax.text(g, 0.5, "no results", ha="center", va="center", transform=trans, fontsize=_FS,
+                            style="italic", color="#666666", gid="no-results")
+                    continue
                 for i, (model, (mean, lo, hi)) in enumerate(zip(models, vals)):
                     x = g + (i - (m - 1) / 2) * width
                     if not np.isfinite(mean):
@@ -1101,7 +1122,7 @@ def plot_dashboard(
             for task in tasks:
                 arrow = "↑" if direction.get(task, "higher") == "higher" else "↓"
                 lab = metric_label.get(task, "")
-                labels.append(f"{task}\n{lab} {arrow}".rstrip())
+                labels.append(f"{task}\n" + " ".join(x for x in (lab, arrow) if x))
             ax.set_xticks(range(len(tasks)), labels)
             ax.set_xlim(-0.6, len(tasks) - 0.4)
             if tops:

@@ -1,0 +1,179 @@
+"""The report stage writes every artefact from synthetic run records, with sane content."""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from netzbench.report import BenchmarkReport
+from netzbench.report.stage import run_report_stage
+from netzbench.training.record import write_record
+
+from helpers import make_params
+
+PNG = b"\x89PNG\r\n\x1a\n"
+TASKS = [("cora", "node_cls", "test_acc", "higher"), ("random_tsp", "link_pred", "test_auc", "higher"),
+         ("mutag", "graph_cls", "test_acc", "higher"), ("karate", "node_cls", "test_acc", "higher"),
+         ("board_directors", "link_pred", "test_auc", "higher")]
+MODELS = ["GCN", "GAT", "GIN", "GraphSAGE", "GraphTransformer"]
+S = 4
+EPOCHS = 4
+
+OUTPUTS = ["metrics/report.json", "reports/benchmark.json", "reports/summary.csv", "reports/pairwise_t.csv",
+           "reports/pairwise_wilcoxon.csv", "reports/power.csv", "reports/equivalence.csv", "reports/summary.tex",
+           "reports/pairwise.tex", "reports/REPORT.md", "reports/selected_epochs.csv",
+           "plots/critical_difference.png", "plots/critical_difference.svg", "plots/forest.png", "plots/pairwise.png",
+           "plots/learning_curves.png", "plots/dashboard.png", "plots/mean_ranks.csv", "plots/mean_ranks.png"]
+
+
+def _seed_entry(v):
+    curve = [v - 0.02 * (EPOCHS - 1 - e) for e in range(EPOCHS)]
+    return {"status": "ok", "epochs": list(range(1, EPOCHS + 1)),
+            "history": {"train_loss": [1.0 / (e + 1) for e in range(EPOCHS)], "val_metric": curve, "test_metric": curve},
+            "seconds": 2.0, "num_params": 10, "peak_rss_mb": 1.0}
+
+
+def _record(task, family, metric, direction, model, seeds):
+    for e in seeds.values():
+        if "history" in e:
+            h = e["history"]
+            h[metric.replace("test", "val")] = h.pop("val_metric")
+            h[metric] = h.pop("test_metric")
+    statuses = {e["status"] for e in seeds.values()}
+    return {"schema_version": 1, "task": task, "family": family, "model": model, "model_ref": model, "model_args": {},
+            "role": "roster", "headline_metric": metric, "direction": direction,
+            "hyperparameters": {"hidden_channels": 8, "lr": 0.01, "weight_decay": 0.0, "epochs": EPOCHS,
+                                "eval_every": 1},
+            "config_hash": "x", "data_hash": "y", "code_version": "z", "threads": 1, "software": {},
+            "status": statuses.pop() if len(statuses) == 1 else "partial", "seeds": seeds}
+
+
+@pytest.fixture
+def workdir(tmp_path):
+    rng = np.random.default_rng(0)
+    for task, family, metric, direction in TASKS:
+        for i, model in enumerate(MODELS):
+            if task == "board_directors":
+                seeds = {str(s): {"status": "unavailable", "reason": "no source reachable for board_directors"}
+                         for s in range(S)}
+            elif model == "GIN" and family != "graph_cls":
+                seeds = {str(s): {"status": "incompatible", "reason": "GIN is a graph-level model"} for s in range(S)}
+            else:
+                seeds = {str(s): _seed_entry(float(0.6 + 0.03 * i + rng.normal(0, 0.01))) for s in range(S)}
+                if task == "karate" and model == "GAT":
+                    seeds["1"] = {"status": "failed", "error": "RuntimeError: boom", "seconds": 0.5}
+            write_record(tmp_path / "metrics/runs" / task / f"{model}.json",
+                         _record(task, family, metric, direction, model, seeds))
+    return tmp_path
+
+
+def _params(**report):
+    return make_params(tasks=[t[0] for t in TASKS], models=MODELS, seeds=list(range(S)),
+                       train={"epochs": {t[0]: EPOCHS for t in TASKS}}, report=report)
+
+
+def _csv(path):
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_stage_writes_every_file_with_sane_content(workdir):
+    said = []
+    metrics = run_report_stage(_params(), echo=said.append, root=workdir)
+    for rel in OUTPUTS:
+        assert (workdir / rel).is_file() and (workdir / rel).stat().st_size > 0, rel
+    for rel in OUTPUTS:
+        if rel.endswith(".png"):
+            assert (workdir / rel).read_bytes()[:8] == PNG, rel
+    assert (workdir / "plots/critical_difference.svg").read_text().lstrip().startswith(("<?xml", "<svg"))
+
+    report = json.loads((workdir / "metrics/report.json").read_text())
+    assert set(report) == set(metrics)
+    for key in ("friedman", "cd", "k", "n_tasks", "mean_ranks", "cells", "candidate", "missing"):
+        assert key in report, key
+    assert set(report["candidate"]) == {"name", "mean_rank", "wins", "losses", "ties", "n_tasks"}
+    assert report["k"] == 4 and report["n_tasks"] == 4 and "GIN" in report["excluded_from_ranks"]
+    assert report["unavailable_tasks"] == {"board_directors": "no source reachable for board_directors"}
+    assert report["missing"]["karate/GAT"] == "partial" and report["missing"]["cora/GIN"] == "incompatible"
+    assert report["compute"]["total_seconds"] == pytest.approx(2.0 * (4 * 4 * S + S - 1) + 0.5)
+    assert any("DATA UNAVAILABLE" in line for line in said)
+
+    summary = _csv(workdir / "reports/summary.csv")
+    assert list(summary[0]) == ["task", "model", "metric", "direction", "mean", "std", "sem", "n_seeds", "lo", "hi",
+                                "half_width", "ci", "ci_method", "status"]
+    assert len(summary) == len(TASKS) * len(MODELS)
+    assert next(r for r in summary if r["task"] == "karate" and r["model"] == "GAT")["n_seeds"] == "3"
+    for method in ("t", "wilcoxon"):
+        rows = _csv(workdir / f"reports/pairwise_{method}.csv")
+        assert {"mean_diff", "sigma_d", "cohens_dz", "p_raw", "p_holm", "significant", "n_seeds",
+                "dropped_seeds"} <= set(rows[0])
+        assert {r["method"] for r in rows} == {method}
+        assert next(r for r in rows if r["task"] == "karate" and "GAT" in (r["model_a"], r["model_b"]))[
+            "dropped_seeds"] == "1"
+    power = _csv(workdir / "reports/power.csv")
+    assert {"mde", "observed_power", "detectable", "seeds_needed_0.02", "seeds_needed_0.01",
+            "seeds_needed_0.005"} <= set(power[0])
+    equiv = _csv(workdir / "reports/equivalence.csv")
+    assert {r["verdict"] for r in equiv} <= {"different", "equivalent", "trivial", "undetermined"}
+    assert {r["margin"] for r in equiv} == {"0.01"}
+    audit = _csv(workdir / "reports/selected_epochs.csv")
+    assert len(audit) == len(TASKS) * len(MODELS) * S and {r["epoch"] for r in audit} == {"4", ""}
+    ranks = _csv(workdir / "plots/mean_ranks.csv")
+    assert list(ranks[0]) == ["model", "mean_rank", "aggregation", "uniform_mean_rank"] and len(ranks) == 4
+
+    for rel in ("reports/summary.tex", "reports/pairwise.tex"):
+        tex = (workdir / rel).read_text()
+        assert r"\toprule" in tex and r"\midrule" in tex and r"\bottomrule" in tex
+
+    md = (workdir / "reports/REPORT.md").read_text()
+    for section in ("# netzbench report", "## 1. Protocol", "## 2. Results per task", "## 3. Significant",
+                    "## 4. Node classification", "## 5. Across tasks", "## 6. Is the evidence sufficient",
+                    "## 7. Equivalence", "## 8. Candidate", "## 9. Missing cells", "## 10. Compute cost",
+                    "## 11. Comparison with the paper's Table 3", "### Protocol differences",
+                    "<!-- protocol-differences: begin", "DATA UNAVAILABLE", "N = 4 tasks present",
+                    "What the diagram shows", "What it does not show", "min Wilcoxon p",
+                    "GIN is therefore not in the diagram"):
+        assert section in md, section
+    assert "`karate`" in md and "`cora` | GCN vs. GAT" in md  # Table 2 layout with both node_cls tasks
+    assert "0.811 ± 0.001" in md  # the paper's Cora GCN cell is quoted
+    assert "board_directors" not in md.split("## 11.")[1].split("### Protocol")[0]  # only tasks present in both
+
+    again = BenchmarkReport.from_json(workdir / "reports/benchmark.json")
+    assert again.friedman()["chi2"] == pytest.approx(report["friedman"]["chi2"])
+
+
+def test_stage_params_drive_the_options(workdir):
+    run_report_stage(_params(ci_method="bootstrap", bootstrap_n=500, pairwise_method="wilcoxon",
+                             epoch_selection="best_val", aggregation="reliability", equivalence_margin=0.05,
+                             alpha=0.1, ci=0.9), echo=lambda *_: None, root=workdir)
+    report = json.loads((workdir / "metrics/report.json").read_text())
+    assert report["options"]["ci_method"] == "bootstrap" and report["options"]["pairwise_method"] == "wilcoxon"
+    assert report["options"]["epoch_selection"] == "best_val" and report["alpha"] == 0.1
+    assert report["aggregation"]["name"] == "reliability"
+    assert {r["ci_method"] for r in _csv(workdir / "reports/summary.csv")} == {"bootstrap"}
+    assert {r["ci"] for r in _csv(workdir / "reports/summary.csv")} == {"0.9"}
+    assert {r["margin"] for r in _csv(workdir / "reports/equivalence.csv")} == {"0.05"}
+    assert {r["pairwise_method"] for r in _csv(workdir / "reports/equivalence.csv")} == {"wilcoxon"}
+    assert {r["selection"] for r in _csv(workdir / "reports/selected_epochs.csv")} == {"best_val"}
+    assert {r["aggregation"] for r in _csv(workdir / "plots/mean_ranks.csv")} == {"reliability"}
+    md = (workdir / "reports/REPORT.md").read_text()
+    assert "`best_val`" in md and "percentile-bootstrap" in md and "Wilcoxon signed-rank, Holm" in md
+    assert "Wilcoxon" in (workdir / "reports/pairwise.tex").read_text()
+
+
+def test_stage_survives_when_nothing_can_be_ranked(tmp_path):
+    for task, family, metric, direction in TASKS[:2]:
+        for model in ("GCN", "GAT"):
+            seeds = {str(s): {"status": "unavailable", "reason": f"{task} is offline"} for s in range(S)}
+            write_record(tmp_path / "metrics/runs" / task / f"{model}.json",
+                         _record(task, family, metric, direction, model, seeds))
+    params = make_params(tasks=["cora", "random_tsp"], models=["GCN", "GAT"], seeds=list(range(S)),
+                         train={"epochs": {"cora": EPOCHS, "random_tsp": EPOCHS}})
+    metrics = run_report_stage(params, echo=lambda *_: None, root=tmp_path)
+    assert metrics["n_tasks"] == 0 and metrics["friedman"]["chi2"] is None and metrics["cd"] is None
+    assert set(metrics["unavailable_tasks"]) == {"cora", "random_tsp"}
+    for rel in OUTPUTS:
+        assert (tmp_path / rel).is_file(), rel
+    assert (tmp_path / "plots/forest.png").read_bytes()[:8] == PNG
+    assert "DATA UNAVAILABLE for 2 of 2 tasks" in (tmp_path / "reports/REPORT.md").read_text()
