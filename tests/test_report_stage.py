@@ -177,3 +177,17 @@ def test_stage_survives_when_nothing_can_be_ranked(tmp_path):
         assert (tmp_path / rel).is_file(), rel
     assert (tmp_path / "plots/forest.png").read_bytes()[:8] == PNG
     assert "DATA UNAVAILABLE for 2 of 2 tasks" in (tmp_path / "reports/REPORT.md").read_text()
+
+
+def test_stage_tells_failed_tasks_apart_from_unavailable_data(workdir):
+    for model in MODELS:
+        seeds = {str(s): {"status": "failed", "error": "RuntimeError: out of memory"} for s in range(S)}
+        write_record(workdir / "metrics/runs/mutag" / f"{model}.json",
+                     _record("mutag", "graph_cls", "test_acc", "higher", model, seeds))
+    said = []
+    metrics = run_report_stage(_params(), echo=said.append, root=workdir)
+    assert list(metrics["unavailable_tasks"]) == ["board_directors"]
+    assert set(metrics["tasks_without_results"]) == {"board_directors", "mutag"} and metrics["n_tasks"] == 3
+    md = (workdir / "reports/REPORT.md").read_text()
+    assert "NO RESULTS for 1 of 5 tasks" in md and "out of memory" in md
+    assert any("NO RESULTS" in line and "mutag" in line for line in said)

@@ -337,7 +337,8 @@ def test_model_missing_from_one_task_is_excluded_and_listed():
     # a task with no result at all leaves N and is listed as unavailable
     vals["t2"] = {m: [None] * 5 for m in vals["t2"]}
     rep = _report(vals)
-    assert rep.friedman()["n_tasks"] == 2 and list(rep.unavailable_tasks()) == ["t2"]
+    assert rep.friedman()["n_tasks"] == 2 and list(rep.tasks_without_results()) == ["t2"]
+    assert rep.unavailable_tasks() == {}  # no run record says the data was unavailable: the runs just failed
 
 
 def test_one_task_only():

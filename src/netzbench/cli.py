@@ -44,6 +44,14 @@ def _check_model(model: str, model_args: dict | None = None) -> None:
         raise UserError(str(exc)) from None
 
 
+def _check_device(params: dict) -> None:
+    if params["exec"].get("device") == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise UserError("exec.device is 'cuda' but no CUDA device is available here; use 'auto' or 'cpu'")
+
+
 def _echo(msg: str) -> None:
     click.echo(msg, err=True)
 
@@ -86,6 +94,7 @@ def train(task: str, model: str, params_path: str, out: str | None, data_root: s
     params = _params(params_path)
     _check_task(params, task)
     _check_model(model)
+    _check_device(params)
     out = out or f"metrics/runs/{task}/{model}.json"
     record = train_cell(task, model, params, out, data_root=data_root, echo=_echo)
     _echo(f"{task}/{model}: {record['status']} -> {out}")
@@ -118,6 +127,7 @@ def candidate(task: str, params_path: str, data_root: str) -> None:
         _echo(f"{task}: candidate {model} is in the roster; the report uses its roster cell")
         return
     _check_model(model, model_args)
+    _check_device(params)
     record = train_cell(task, model, params, out, role="candidate", model_args=model_args,
                         data_root=data_root, echo=_echo)
     _echo(f"{task}/candidate {record['model']}: {record['status']} -> {out}")

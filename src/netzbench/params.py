@@ -37,7 +37,7 @@ DEFAULTS: dict[str, Any] = {
         "epochs": {},
     },
     "search": {"space": {}, "method": "grid", "n": None, "seed": 0},
-    "exec": {"workers": None, "device": "cpu", "threads": 1},
+    "exec": {"workers": None, "device": "auto", "threads": 1, "timeout_s": None, "max_rss_gb": None},
     "data": {"mirror": None, "on_missing": "skip"},
     "report": {
         "alpha": 0.05,
@@ -176,6 +176,10 @@ def validate(params: dict) -> dict:
     threads = ex.get("threads")
     if not _is_int(threads) or threads < 1:
         raise ParamsError(f"params.yaml: `exec.threads` must be an integer >= 1, got {threads!r}")
+    for key in ("timeout_s", "max_rss_gb"):
+        v = ex.get(key)
+        if v is not None and (not _is_number(v) or v <= 0):
+            raise ParamsError(f"params.yaml: `exec.{key}` must be null (no limit) or a number > 0, got {v!r}")
     if ex.get("device") not in DEVICES:
         raise ParamsError(f"params.yaml: `exec.device` must be one of {list(DEVICES)}, got {ex.get('device')!r}")
 

@@ -282,13 +282,14 @@ class BenchmarkReport:
 
     def cell_status(self, task: str, model: str) -> str:
         """Status of a cell: the run record's (``ok``/``partial``/``failed``/``incompatible``/
-        ``unavailable``/``missing``) when known, else derived from the histories."""
+        ``unavailable``/``missing``) when known, else derived from the histories (``"no cell"``
+        when the model has no entry for the task at all)."""
         cell = self.cells.get(task, {}).get(model)
         if cell and cell.get("status"):
             return str(cell["status"])
         runs = self.histories.get(task, {}).get(model)
         if runs is None:
-            return "missing"
+            return "no cell"  # the model does not serve this task (no cell was created)
         have = [h is not None for h in runs]
         return "ok" if all(have) else ("partial" if any(have) else "missing")
 
@@ -614,7 +615,7 @@ class BenchmarkReport:
             if missing:
                 by_status: dict[str, list[str]] = {}
                 for t in missing:
-                    by_status.setdefault(self.cell_status(t, m) if m in fm[t] else "not in roster", []).append(t)
+                    by_status.setdefault(self.cell_status(t, m), []).append(t)
                 excluded[m] = "no result on " + "; ".join(f"{', '.join(ts)} ({s})" for s, ts in by_status.items())
             else:
                 keep.append(m)
@@ -781,8 +782,8 @@ class BenchmarkReport:
                             "reason": self.cell_reason(task, model), "n_ok": n_ok})
         return out
 
-    def unavailable_tasks(self) -> dict[str, str]:
-        """Tasks on which no model has any value, with the reason(s) from the run records."""
+    def tasks_without_results(self) -> dict[str, str]:
+        """Tasks on which no model has any value (they leave N), with the reason(s) from the run records."""
         present = set(self.present_tasks())
         out = {}
         for t in self.tasks:
@@ -791,6 +792,11 @@ class BenchmarkReport:
             reasons = sorted({self.cell_reason(t, m) or self.cell_status(t, m) for m in self.histories[t]})
             out[t] = "; ".join(r for r in reasons if r) or "no results"
         return out
+
+    def unavailable_tasks(self) -> dict[str, str]:
+        """The tasks without results whose data could not be obtained (a cell with status ``unavailable``)."""
+        return {t: why for t, why in self.tasks_without_results().items()
+                if any(self.cell_status(t, m) == "unavailable" for m in self.histories[t])}
 
     def compute_cost(self) -> dict[str, Any]:
         """Training wall time from the per-seed ``seconds`` of the run records.

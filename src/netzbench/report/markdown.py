@@ -64,7 +64,8 @@ def _arrow(direction: str) -> str:
 
 def _cell_text(r: dict | None, status: str, n_seeds: int, digits: int = 3) -> str:
     if r is None or r["n_seeds"] == 0:
-        return {"incompatible": "n/a (incompatible)", "unavailable": "unavailable"}.get(status, status or "missing")
+        return {"incompatible": "n/a (incompatible)", "no cell": "n/a", "unavailable": "unavailable"}.get(
+            status, status or "missing")
     text = f"{r['mean']:.{digits}f}"
     if math.isfinite(r["half_width"]):
         text += f" ± {r['half_width']:.{digits}f}"
@@ -103,11 +104,17 @@ def render_markdown(report: BenchmarkReport, params: dict, metrics: dict, *, can
                                     f"percentile-bootstrap (B = {report.bootstrap_n}, seed {report.bootstrap_seed})")
     pw_name = {"t": "paired t", "wilcoxon": "Wilcoxon signed-rank"}[report.pairwise_method]
 
+    no_results = report.tasks_without_results()
+    failed_tasks = {t: why for t, why in no_results.items() if t not in unavailable}
     if unavailable:
         L += [f"> **⚠ DATA UNAVAILABLE for {len(unavailable)} of {n_total} tasks:** "
               + "; ".join(f"`{t}` ({why})" for t, why in unavailable.items())
               + f". Their cells are reported as missing, and every across-task statistic ranks over the "
                 f"**N = {len(present)} tasks present**, not {n_total}.", ""]
+    if failed_tasks:
+        L += [f"> **⚠ NO RESULTS for {len(failed_tasks)} of {n_total} tasks** (every run failed or is missing): "
+              + "; ".join(f"`{t}` ({why})" for t, why in failed_tasks.items())
+              + f". Every across-task statistic ranks over the **N = {len(present)} tasks present**.", ""]
     L += [f"Benchmark of {len(report.models)} models on {len(present)} task(s) with results "
           f"({n_total} listed), {len(report.seeds)} seeds each. Every number below is recomputed from the raw "
           "per-epoch histories in `reports/benchmark.json` "
@@ -241,9 +248,9 @@ def render_markdown(report: BenchmarkReport, params: dict, metrics: dict, *, can
 
     # ------------------------------------------------------------------ 5
     L += ["## 5. Across tasks: Friedman test and critical-difference diagram", ""]
-    if unavailable:
-        L.append(f"**Ranks over the N = {fr['n_tasks']} tasks present** ({len(unavailable)} of {n_total} listed "
-                 "tasks have no data).")
+    if no_results:
+        L.append(f"**Ranks over the N = {fr['n_tasks']} tasks present** ({len(no_results)} of {n_total} listed "
+                 "tasks have no results: " + ", ".join(f"`{t}`" for t in no_results) + ").")
         L.append("")
     if fr["excluded"]:
         L.append("Excluded from the ranks (a model must have results on every task present): "
@@ -319,6 +326,11 @@ def render_markdown(report: BenchmarkReport, params: dict, metrics: dict, *, can
             L.append(f"The paper (k = {pf['k']}, N = {pf['n_tasks']}) reports χ²₃ = {pf['chi2']}, p = "
                      f"{pf['p_value']}, CD = {pf['cd']}, mean ranks " + ", ".join(
                          f"{m} {r:.2f}" for m, r in pf["mean_ranks"].items()) + ".")
+            if fr["n_tasks"] != pf["n_tasks"] or fr["k"] != pf["k"]:
+                L.append(f"Here k = {fr['k']} and N = {fr['n_tasks']}, so CD = {fr['cd']:.2f} instead of the "
+                         f"paper's {pf['cd']}: " + ("fewer tasks widen the threshold (CD ∝ 1/√N)."
+                                                    if fr["n_tasks"] < pf["n_tasks"] else
+                                                    "the threshold depends on k and N only."))
             L.append("")
         # aggregations
         rows = []
@@ -439,6 +451,10 @@ def render_markdown(report: BenchmarkReport, params: dict, metrics: dict, *, can
         L.append(f"**Tasks without data ({len(unavailable)}):** " + "; ".join(
             f"`{t}` — {why}" for t, why in unavailable.items()) + ". The ranks use the N = "
             f"{fr['n_tasks']} tasks present.")
+        L.append("")
+    if failed_tasks:
+        L.append(f"**Tasks without any result ({len(failed_tasks)}):** " + "; ".join(
+            f"`{t}` — {why}" for t, why in failed_tasks.items()) + ".")
         L.append("")
     if missing:
         rows = [[f"`{m['task']}`", m["model"], m["status"], f"{m['n_ok']}/{len(report.seeds)}",

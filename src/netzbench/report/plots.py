@@ -808,7 +808,7 @@ def plot_pairwise_matrix(
                     continue
                 sig = bool(np.isfinite(P[i, j]) and P[i, j] < alpha)
                 if i > j:
-                    txt, rgba = f"{v:.2f}", cmap_l(lnorm(v))
+                    txt, rgba = f"{v + 0.0:.2f}", cmap_l(lnorm(v))  # + 0.0: no "-0.00" for p = 1
                 else:
                     txt, rgba = _fmt_signed(v), cmap_d(dnorm(v))
                 if sig:

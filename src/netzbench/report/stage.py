@@ -131,6 +131,7 @@ def headline_metrics(report: BenchmarkReport, candidate: str | None, roster: lis
         "candidate": report.candidate_block(candidate, roster),
         "missing": {f"{m['task']}/{m['model']}": m["status"] for m in missing_cells(report)},
         "unavailable_tasks": report.unavailable_tasks(),
+        "tasks_without_results": report.tasks_without_results(),
         "compute": {"total_seconds": round(cost["total_seconds"], 3), "n_timed_seeds": cost["n_timed"]},
         "options": report.options(),
     }
@@ -225,6 +226,10 @@ def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None, 
     if unavailable:
         echo(f"report: DATA UNAVAILABLE for {len(unavailable)} task(s): {', '.join(unavailable)}; "
              f"their cells are reported as missing and the ranks use the N = {fr['n_tasks']} tasks present")
+    failed = [t for t in report.tasks_without_results() if t not in unavailable]
+    if failed:
+        echo(f"report: NO RESULTS for {len(failed)} task(s): {', '.join(failed)} (every run failed or is missing); "
+             f"the ranks use the N = {fr['n_tasks']} tasks present")
     echo(f"report: N = {fr['n_tasks']} tasks, k = {fr['k']} models, Friedman p = {_fmt_p(fr['p_value'])}, "
          f"CD = {_fmt(fr['cd'])}; {len(missing_cells(report))} missing cell(s)")
     return metrics

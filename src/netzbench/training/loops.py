@@ -95,7 +95,7 @@ def _features_collection(arrays: dict) -> torch.Tensor:
 
 
 def _fit(model: torch.nn.Module, hp: Hyper, step: Callable[[], torch.Tensor],
-         evaluate: Callable[[], dict[str, float]]) -> FitResult:
+         evaluate: Callable[[], dict[str, float]], on_epoch: Callable[[int], None] | None = None) -> FitResult:
     opt = torch.optim.Adam(model.parameters(), lr=hp.lr, weight_decay=hp.weight_decay)
     history: dict[str, list[float]] = {}
     evaluated: list[int] = []
@@ -113,6 +113,8 @@ def _fit(model: torch.nn.Module, hp: Hyper, step: Callable[[], torch.Tensor],
             for key, value in row.items():
                 history.setdefault(key, []).append(float(value))
             evaluated.append(epoch)
+        if on_epoch is not None:
+            on_epoch(epoch)
     num_params = sum(p.numel() for p in model.parameters())
     return FitResult(history, evaluated, num_params)
 
@@ -130,13 +132,13 @@ def node_masks(task_split: str, arrays: dict, seed: int) -> tuple[torch.Tensor, 
     raise ValueError(f"unknown node split {task_split!r}")
 
 
-def train_node_cls(build, arrays: dict, seed: int, hp: Hyper, split: str) -> FitResult:
-    x = _features(arrays)
-    edge_index = torch.as_tensor(arrays["edge_index"], dtype=torch.long)
-    y = torch.as_tensor(arrays["y"], dtype=torch.long)
-    train_m, val_m, test_m = node_masks(split, arrays, seed)
+def train_node_cls(build, arrays: dict, seed: int, hp: Hyper, split: str, device="cpu", on_epoch=None) -> FitResult:
+    x = _features(arrays).to(device)
+    edge_index = torch.as_tensor(arrays["edge_index"], dtype=torch.long).to(device)
+    y = torch.as_tensor(arrays["y"], dtype=torch.long).to(device)
+    train_m, val_m, test_m = (m.to(device) for m in node_masks(split, arrays, seed))
     num_classes = int(y.max()) + 1
-    model = build(x.shape[1], hp.hidden_channels, num_classes)
+    model = build(x.shape[1], hp.hidden_channels, num_classes).to(device)
     x = maybe_sparse(model, x)
     edge_index = maybe_adjacency(model, edge_index, x.shape[0])
 
@@ -153,7 +155,7 @@ def train_node_cls(build, arrays: dict, seed: int, hp: Hyper, split: str) -> Fit
         row["val_loss"] = float(F.cross_entropy(out[val_m], y[val_m])) if val_m.any() else float("nan")
         return row
 
-    return _fit(model, hp, step, evaluate)
+    return _fit(model, hp, step, evaluate, on_epoch)
 
 
 def _graph_batch(arrays: dict, idx: np.ndarray, x_all: torch.Tensor, y_all: torch.Tensor):
@@ -177,7 +179,8 @@ def graph_split(split: str, arrays: dict, seed: int) -> tuple[np.ndarray, ...]:
     return random_index_split(n_graphs, seed)
 
 
-def train_graph_level(build, arrays: dict, seed: int, hp: Hyper, family: str, split: str = "") -> FitResult:
+def train_graph_level(build, arrays: dict, seed: int, hp: Hyper, family: str, split: str = "", device="cpu",
+                      on_epoch=None) -> FitResult:
     x_all = _features_collection(arrays)
     regression = family == "graph_reg"
     y_np = np.asarray(arrays["y"])
@@ -190,12 +193,12 @@ def train_graph_level(build, arrays: dict, seed: int, hp: Hyper, family: str, sp
     empty = [name for name, idx in zip(("train", "val", "test"), parts) if len(idx) == 0]
     if empty:
         raise ValueError(f"the {'/'.join(empty)} split has no graphs ({len(arrays['node_ptr']) - 1} graphs in all)")
-    batches = [_graph_batch(arrays, idx, x_all, y_all) for idx in parts]
+    batches = [_graph_batch(arrays, idx, x_all, y_all).to(device) for idx in parts]
     if regression or multilabel:
         out_dim = y_all.shape[1]
     else:
         out_dim = int(y_all.max()) + 1
-    model = build(x_all.shape[1], hp.hidden_channels, out_dim)
+    model = build(x_all.shape[1], hp.hidden_channels, out_dim).to(device)
     train_b = batches[0]
 
     def loss_fn(out, y):
@@ -224,7 +227,7 @@ def train_graph_level(build, arrays: dict, seed: int, hp: Hyper, family: str, sp
                 row[f"{name}_f1"] = M.macro_f1(out, b.y, out_dim)
         return row
 
-    return _fit(model, hp, step, evaluate)
+    return _fit(model, hp, step, evaluate, on_epoch)
 
 
 @dataclass
@@ -261,27 +264,27 @@ def random_edge_split(num_nodes: int, edge_index: np.ndarray, seed: int, val: fl
     return EdgeSplit(num_nodes, train_pos, val_pos, test_pos, neg[:, :n_val], neg[:, n_val:], ids)
 
 
-def train_link_pred(build, arrays: dict, seed: int, hp: Hyper) -> FitResult:
+def train_link_pred(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on_epoch=None) -> FitResult:
     n = _num_nodes(arrays)
     split = random_edge_split(n, arrays["edge_index"], seed)
     # structural features (when the graph has none) see only training edges: no leak of held-out ones
-    x = _features(arrays if "x" in arrays else {"num_nodes": n, "edge_index": split.train_pos})
-    tp = torch.as_tensor(split.train_pos, dtype=torch.long)
+    x = _features(arrays if "x" in arrays else {"num_nodes": n, "edge_index": split.train_pos}).to(device)
+    tp = torch.as_tensor(split.train_pos, dtype=torch.long).to(device)
     mp_edges = torch.cat([tp, tp.flip(0)], dim=1)  # message passing only over training edges
-    model = build(x.shape[1], hp.hidden_channels, hp.hidden_channels)
+    model = build(x.shape[1], hp.hidden_channels, hp.hidden_channels).to(device)
     x = maybe_sparse(model, x)
     mp_edges = maybe_adjacency(model, mp_edges, n)
     neg_rng = split_rng(seed, "train_negatives")
     eval_sets = {
-        name: (torch.as_tensor(np.concatenate([pos, neg], axis=1), dtype=torch.long),
-               torch.cat([torch.ones(pos.shape[1]), torch.zeros(neg.shape[1])]))
+        name: (torch.as_tensor(np.concatenate([pos, neg], axis=1), dtype=torch.long).to(device),
+               torch.cat([torch.ones(pos.shape[1]), torch.zeros(neg.shape[1])]).to(device))
         for name, pos, neg in (("val", split.val_pos, split.val_neg), ("test", split.test_pos, split.test_neg))
     }
     n_pos = tp.shape[1]
-    train_labels = torch.cat([torch.ones(n_pos), torch.zeros(n_pos)])
+    train_labels = torch.cat([torch.ones(n_pos), torch.zeros(n_pos)]).to(device)
 
     def step():
-        neg = torch.as_tensor(sample_negative_pairs(n, split.all_pair_ids, n_pos, neg_rng), dtype=torch.long)
+        neg = torch.as_tensor(sample_negative_pairs(n, split.all_pair_ids, n_pos, neg_rng), dtype=torch.long).to(device)
         z = model(x, mp_edges)
         scores = model.score(z, torch.cat([tp, neg], dim=1))
         return F.binary_cross_entropy_with_logits(scores, train_labels)
@@ -295,7 +298,7 @@ def train_link_pred(build, arrays: dict, seed: int, hp: Hyper) -> FitResult:
             row[f"{name}_ap"] = M.average_precision(s, labels)
         return row
 
-    return _fit(model, hp, step, evaluate)
+    return _fit(model, hp, step, evaluate, on_epoch)
 
 
 #: corrupted candidates per held-out triple for the (filtered, sampled) ranking metrics
@@ -325,7 +328,7 @@ def _ranking_candidates(triples: np.ndarray, num_nodes: int, true_ids: np.ndarra
     return tails
 
 
-def train_relational(build, arrays: dict, seed: int, hp: Hyper) -> FitResult:
+def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on_epoch=None) -> FitResult:
     r"""Relational link prediction (knowledge graphs) with a DistMult decoder.
 
     The encoder passes messages over the training triples (relation types
@@ -342,10 +345,10 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper) -> FitResult:
     trip = {s: np.stack([arrays[f"{s}_edge_index"][0], arrays[f"{s}_edge_type"], arrays[f"{s}_edge_index"][1]])
             .astype(np.int64) for s in ("train", "valid", "test")}
     x = _features({"x": arrays["x"]} if "x" in arrays else
-                  {"num_nodes": n, "edge_index": arrays["train_edge_index"]})
-    ei = torch.as_tensor(arrays["train_edge_index"], dtype=torch.long)
+                  {"num_nodes": n, "edge_index": arrays["train_edge_index"]}).to(device)
+    ei = torch.as_tensor(arrays["train_edge_index"], dtype=torch.long).to(device)
     mp_edges = torch.cat([ei, ei.flip(0)], dim=1)
-    model = build(x.shape[1], hp.hidden_channels, hp.hidden_channels)
+    model = build(x.shape[1], hp.hidden_channels, hp.hidden_channels).to(device)
     x = maybe_sparse(model, x)
     mp_edges = maybe_adjacency(model, mp_edges, n)
     true_ids = np.unique(np.concatenate([(t[0] * num_rel + t[1]) * n + t[2] for t in trip.values()]))
@@ -354,14 +357,14 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper) -> FitResult:
     for name, key in (("val", "valid"), ("test", "test")):
         pos = trip[key]
         neg = _corrupt(pos, n, rng)
-        eval_sets[name] = (torch.as_tensor(pos), torch.as_tensor(neg),
-                           torch.as_tensor(_ranking_candidates(pos, n, true_ids, num_rel, rng)))
-    train_pos = torch.as_tensor(trip["train"])
+        eval_sets[name] = (torch.as_tensor(pos).to(device), torch.as_tensor(neg).to(device),
+                           torch.as_tensor(_ranking_candidates(pos, n, true_ids, num_rel, rng)).to(device))
+    train_pos = torch.as_tensor(trip["train"]).to(device)
     neg_rng = split_rng(seed, "train_negatives")
-    labels = torch.cat([torch.ones(train_pos.shape[1]), torch.zeros(train_pos.shape[1])])
+    labels = torch.cat([torch.ones(train_pos.shape[1]), torch.zeros(train_pos.shape[1])]).to(device)
 
     def step():
-        neg = torch.as_tensor(_corrupt(trip["train"], n, neg_rng))
+        neg = torch.as_tensor(_corrupt(trip["train"], n, neg_rng)).to(device)
         z = model(x, mp_edges)
         scores = torch.cat([model.score(z, train_pos), model.score(z, neg)])
         return F.binary_cross_entropy_with_logits(scores, labels)
@@ -382,17 +385,18 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper) -> FitResult:
                 row[f"{name}_hits{k}"] = (rank <= k).double().mean().item()
         return row
 
-    return _fit(model, hp, step, evaluate)
+    return _fit(model, hp, step, evaluate, on_epoch)
 
 
-def train(family: str, split: str, build, arrays: dict, seed: int, hp: Hyper) -> FitResult:
-    """Dispatch to the family's trainer."""
+def train(family: str, split: str, build, arrays: dict, seed: int, hp: Hyper, device="cpu",
+          on_epoch: Callable[[int], None] | None = None) -> FitResult:
+    """Dispatch to the family's trainer (on ``device``; ``on_epoch(epoch)`` after every epoch)."""
     if family == "node_cls":
-        return train_node_cls(build, arrays, seed, hp, split)
+        return train_node_cls(build, arrays, seed, hp, split, device, on_epoch)
     if family in ("graph_cls", "graph_reg"):
-        return train_graph_level(build, arrays, seed, hp, family, split)
+        return train_graph_level(build, arrays, seed, hp, family, split, device, on_epoch)
     if family == "link_pred" and split == "relational_canonical":
-        return train_relational(build, arrays, seed, hp)
+        return train_relational(build, arrays, seed, hp, device, on_epoch)
     if family == "link_pred":
-        return train_link_pred(build, arrays, seed, hp)
+        return train_link_pred(build, arrays, seed, hp, device, on_epoch)
     raise ValueError(f"unknown task family {family!r}")

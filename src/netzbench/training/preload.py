@@ -3,5 +3,5 @@
 import torch  # noqa: F401
 import torch_geometric  # noqa: F401
 
-from . import loops, seed_job  # noqa: F401
+from . import executor, loops, seed_job  # noqa: F401
 from ..models import adapters, encoders, gin  # noqa: F401

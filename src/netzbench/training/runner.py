@@ -13,10 +13,8 @@ the run record atomically.
 from __future__ import annotations
 
 import importlib.util
-import multiprocessing
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from ..catalog.data import data_hash, read_meta
@@ -24,6 +22,7 @@ from ..catalog.table import get_task
 from ..models.registry import ModelError, builtin_families, resolve_model
 from ..params import workers as n_workers
 from .cache import SeedCache, canonical_json, seed_key, source_hash
+from .executor import run_jobs
 from .record import SCHEMA_VERSION, cell_status, software_versions, write_record
 from .search import candidates as search_candidates
 from .search import select as select_candidate
@@ -76,37 +75,6 @@ def display_name(model: str, model_args: dict | None) -> str:
         return model
     args = ",".join(f"{k}={model_args[k]}" for k in sorted(model_args))
     return f"{model}[{args}]"
-
-
-_CONTEXT = None
-
-
-def _pool_context():
-    global _CONTEXT
-    if _CONTEXT is None:
-        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-        _CONTEXT = multiprocessing.get_context(method)
-        if method == "forkserver":
-            _CONTEXT.set_forkserver_preload(["netzbench.training.preload"])
-    return _CONTEXT
-
-
-def run_jobs(jobs: list[dict], workers: int, on_result) -> None:
-    """Run ``jobs`` (seed jobs) on ``workers`` processes; call ``on_result(job, result)`` as each ends."""
-    from .seed_job import run_seed
-
-    if not jobs:
-        return
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=_pool_context(),
-                             max_tasks_per_child=1) as pool:
-        futures = {pool.submit(run_seed, job): job for job in jobs}
-        for fut in as_completed(futures):
-            job = futures[fut]
-            try:
-                result = fut.result()
-            except Exception as exc:  # the worker process died (killed, out of memory)
-                result = {"status": "failed", "error": f"worker died: {type(exc).__name__}: {exc}", "seconds": 0.0}
-            on_result(job, result)
 
 
 def train_cell(task_id: str, model: str, params: dict, out_path: str | Path, *, role: str = "roster",
@@ -165,6 +133,12 @@ def train_cell(task_id: str, model: str, params: dict, out_path: str | Path, *, 
         return finish({s: {"status": "unavailable", "reason": reason} for s in seeds}, reason)
 
     cache = SeedCache()
+    device = params["exec"].get("device", "cpu")
+    if device != "cpu":
+        from .seed_job import resolve_device
+
+        device = resolve_device(device).type  # results differ across devices: part of the cache key
+    record["device"] = device
     grid = search_candidates(params.get("search"))
     # a unit of work is (seed, candidate); without a search there is one candidate: the protocol's hp
     hps = [{**hp, **c} for c in grid] or [hp]
@@ -180,7 +154,8 @@ def train_cell(task_id: str, model: str, params: dict, out_path: str | Path, *, 
     for s in seeds:
         for c, hp_c in enumerate(hps):
             keys[s, c] = seed_key(task=task_id, model=model, model_args=model_args, hp=hp_c, seed=s,
-                                  data=record["data_hash"], code=record["code_version"], threads=record["threads"])
+                                  data=record["data_hash"], code=record["code_version"], threads=record["threads"],
+                                  **({"device": device} if device != "cpu" else {}))
             hit = cache.get(keys[s, c])
             if hit is not None:
                 results[s, c] = {**hit, "cached": True}
@@ -188,18 +163,27 @@ def train_cell(task_id: str, model: str, params: dict, out_path: str | Path, *, 
     base_job = {"task": task_id, "family": family, "split": task.split, "data_dir": str(task_dir.resolve()),
                 # workers fork from a long-lived server: give them this process's cwd and import path
                 "cwd": os.getcwd(), "sys_path": list(sys.path),
-                "model_ref": model, "model_args": model_args, "meta": meta, "threads": record["threads"]}
+                "model_ref": model, "model_args": model_args, "meta": meta, "threads": record["threads"],
+                "device": device, "timeout_s": params["exec"].get("timeout_s"),
+                "max_rss_gb": params["exec"].get("max_rss_gb")}
     jobs = [{**base_job, "seed": s, "candidate": c, "hp": hps[c]} for s, c in pending]
     if pending:
         todo = sorted({s for s, _ in pending})
         echo(f"{task_id}/{model}: training seeds {todo} ({len(seeds) - len(todo)} cached), "
              f"{hp['epochs']} epochs, {min(n_workers(params), len(pending))} worker(s)")
     bar = None
+    done_epochs: dict[int, int] = {}
+    finished: list[int] = []
     if progress and pending:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(pending), desc=f"{task_id}/{display_name(model, model_args)}",
-                   unit="run" if grid else "seed", file=sys.stderr, dynamic_ncols=True)
+        bar = tqdm(total=sum(j["hp"]["epochs"] for j in jobs), desc=f"{task_id}/{display_name(model, model_args)}",
+                   unit="epoch", file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
+
+    def on_epochs(job_index: int, epoch: int) -> None:
+        if bar is not None:
+            bar.update(max(0, epoch - done_epochs.get(job_index, 0)))
+            done_epochs[job_index] = max(epoch, done_epochs.get(job_index, 0))
 
     def on_result(job: dict, result: dict) -> None:
         unit = (job["seed"], job["candidate"])
@@ -208,12 +192,13 @@ def train_cell(task_id: str, model: str, params: dict, out_path: str | Path, *, 
             cache.put(keys[unit], result)  # saved the moment it finishes: a crash later loses nothing
         else:
             echo(f"{task_id}/{model} seed {job['seed']} FAILED: {result.get('error')}")
-        if bar is not None:
-            bar.update(1)
-            bar.set_postfix(seed=job["seed"], s=f"{result.get('seconds', 0):.1f}")
+        finished.append(job["seed"])
+        if bar is not None:  # a failed or killed job still counts its whole budget
+            on_epochs(job["job_index"], job["hp"]["epochs"])
+            bar.set_postfix_str(f"seeds done {len(finished)}/{len(jobs)}, last seed {job['seed']}")
 
     try:
-        run_jobs(jobs, n_workers(params), on_result)
+        run_jobs(jobs, n_workers(params), on_result, on_epochs if bar is not None else None)
     finally:
         if bar is not None:
             bar.close()

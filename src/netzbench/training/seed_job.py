@@ -11,9 +11,56 @@ from __future__ import annotations
 import os
 import random
 import resource
+import signal
 import sys
 import time
 import traceback
+
+#: progress queue of this worker process (set by :func:`init_worker`)
+_PROGRESS = None
+
+
+class SeedTimeout(Exception):
+    """The seed ran past ``exec.timeout_s``."""
+
+
+def init_worker(progress_queue=None) -> None:
+    """Pool initializer: remember the queue on which epochs are reported."""
+    global _PROGRESS
+    _PROGRESS = progress_queue
+
+
+def _report(job_index: int, epoch: int) -> None:
+    if _PROGRESS is not None:
+        try:
+            _PROGRESS.put_nowait((job_index, epoch))
+        except Exception:  # noqa: BLE001 - progress is best effort, never fatal
+            pass
+
+
+def _on_alarm(signum, frame):
+    raise SeedTimeout("timeout")
+
+
+def apply_limits(timeout_s: float | None, max_rss_gb: float | None) -> None:
+    """Per-process limits: a SIGALRM timer and an address-space cap on data (``RLIMIT_DATA``)."""
+    if timeout_s:
+        signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, float(timeout_s))
+    if max_rss_gb:
+        cap = int(float(max_rss_gb) * 1024**3)
+        resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
+
+
+def resolve_device(requested: str):
+    """``auto`` -> CUDA when present, else CPU; ``cuda`` without a GPU is a clear error."""
+    import torch
+
+    if requested == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if requested == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("exec.device is 'cuda' but no CUDA device is available (use 'auto' or 'cpu')")
+    return torch.device(requested)
 
 
 def set_seed(seed: int) -> None:
@@ -29,7 +76,8 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux reports KiB
 
 
-def fit_seed(spec, family: str, split: str, arrays: dict, seed: int, hp: dict) -> dict:
+def fit_seed(spec, family: str, split: str, arrays: dict, seed: int, hp: dict, device="cpu",
+             on_epoch=None) -> dict:
     """Train one seed of ``spec`` on ``arrays``; the result dict of a finished seed (raises on error)."""
     from ..models.registry import build_model
     from .loops import Hyper, train
@@ -47,7 +95,7 @@ def fit_seed(spec, family: str, split: str, arrays: dict, seed: int, hp: dict) -
     def build(i, h, o):
         return build_model(spec, family, i, h, o, num_relations=num_relations)
 
-    fit = train(family, split, build, arrays, seed, Hyper(**hp))
+    fit = train(family, split, build, arrays, seed, Hyper(**hp), device=device, on_epoch=on_epoch)
     return {
         "status": "ok",
         "history": fit.history,
@@ -83,13 +131,29 @@ def run_seed(job: dict) -> dict:
         import torch
 
         torch.set_num_threads(int(job["threads"]))
+        apply_limits(job.get("timeout_s"), job.get("max_rss_gb"))
         from ..catalog.data import load_arrays_for_seed
         from ..models.registry import resolve_model
 
         spec = resolve_model(job["model_ref"], job.get("model_args") or {})
         arrays = load_arrays_for_seed(job["data_dir"], job["seed"], job.get("meta"))
-        result = fit_seed(spec, job["family"], job["split"], arrays, job["seed"], job["hp"])
+        index = job.get("job_index", 0)
+        result = fit_seed(spec, job["family"], job["split"], arrays, job["seed"], job["hp"],
+                          device=resolve_device(job.get("device", "cpu")),
+                          on_epoch=lambda epoch: _report(index, epoch))
         result["seconds"] = time.perf_counter() - t0
         return result
+    except SeedTimeout:
+        return {**failure(SeedTimeout(f"stopped after exec.timeout_s = {job.get('timeout_s')} s"), t0),
+                "error": f"timeout: stopped after exec.timeout_s = {job.get('timeout_s')} s"}
+    except MemoryError as exc:
+        return {**failure(exc, t0), "error": f"memory limit: exec.max_rss_gb = {job.get('max_rss_gb')} exceeded ({exc})"}
+    except RuntimeError as exc:
+        if "allocate" in str(exc) and job.get("max_rss_gb"):
+            return {**failure(exc, t0),
+                    "error": f"memory limit: exec.max_rss_gb = {job.get('max_rss_gb')} exceeded ({str(exc)[:200]})"}
+        return failure(exc, t0)
     except Exception as exc:  # recorded, never raised: the sweep goes on
         return failure(exc, t0)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)

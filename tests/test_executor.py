@@ -1,0 +1,91 @@
+"""Limits, crashes and progress of the local executor: one bad seed never stops the sweep."""
+
+import textwrap
+
+import pytest
+
+from netzbench.catalog.data import fetch_task
+from netzbench.params import ParamsError
+from netzbench.training.runner import train_cell
+
+from helpers import make_params
+
+MODELS = textwrap.dedent("""
+    import os
+    import torch
+
+    class SlowOnSeedOne(torch.nn.Module):
+        '''Sleeps forever in forward when the run seed is 1 (torch.initial_seed() == 1).'''
+        task_types = {"link_pred"}
+        node_encoder = True
+        def __init__(self, i, h, o):
+            super().__init__()
+            self.lin = torch.nn.Linear(i, o)
+        def forward(self, x, edge_index):
+            if torch.initial_seed() == 1:
+                import time
+                time.sleep(600)
+            return self.lin(x)
+
+    class CrashOnSeedOne(SlowOnSeedOne):
+        def forward(self, x, edge_index):
+            if torch.initial_seed() == 1:
+                os._exit(137)  # as if the kernel had killed the process
+            return self.lin(x)
+
+    class Hungry(SlowOnSeedOne):
+        def forward(self, x, edge_index):
+            big = torch.ones(1024, 1024, 1024)  # 4 GiB
+            return self.lin(x) + big[0, 0, 0]
+""")
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "lab").mkdir()
+    (tmp_path / "lab" / "__init__.py").write_text("")
+    (tmp_path / "lab" / "models.py").write_text(MODELS)
+    fetch_task("random_tsp", make_params(), "data", echo=lambda m: None)
+    return tmp_path
+
+
+def test_timeout_stops_the_seed_and_the_sweep_goes_on(workdir):
+    p = make_params(seeds=[0, 1, 2], exec={"workers": 2, "timeout_s": 3})
+    rec = train_cell("random_tsp", "lab.models:SlowOnSeedOne", p, "t.json", role="candidate",
+                     echo=lambda m: None, progress=False)
+    assert rec["seeds"]["1"]["status"] == "failed" and "timeout" in rec["seeds"]["1"]["error"]
+    assert rec["seeds"]["0"]["status"] == rec["seeds"]["2"]["status"] == "ok"
+    assert rec["status"] == "partial"
+
+
+def test_memory_cap_fails_the_seed_not_the_machine(workdir):
+    p = make_params(seeds=[0], exec={"workers": 1, "max_rss_gb": 2})
+    rec = train_cell("random_tsp", "lab.models:Hungry", p, "m.json", role="candidate",
+                     echo=lambda m: None, progress=False)
+    assert rec["seeds"]["0"]["status"] == "failed"
+    assert "memory limit" in rec["seeds"]["0"]["error"]
+
+
+def test_a_crashing_worker_is_retried_then_recorded_and_others_finish(workdir):
+    p = make_params(seeds=[0, 1, 2, 3], exec={"workers": 2})
+    msgs = []
+    rec = train_cell("random_tsp", "lab.models:CrashOnSeedOne", p, "c.json", role="candidate",
+                     echo=msgs.append, progress=False)
+    assert rec["seeds"]["1"]["status"] == "failed" and "died" in rec["seeds"]["1"]["error"]
+    assert all(rec["seeds"][s]["status"] == "ok" for s in ("0", "2", "3"))
+
+
+def test_progress_counts_epochs(workdir, capsys):
+    p = make_params(seeds=[0, 1], train={"epochs": {"random_tsp": 7}}, exec={"workers": 2})
+    train_cell("random_tsp", "GCN", p, "p.json", echo=lambda m: None, progress=True)
+    err = capsys.readouterr().err
+    assert "14/14" in err and "epoch" in err
+
+
+@pytest.mark.parametrize("exec_, message", [({"timeout_s": 0}, "exec.timeout_s"), ({"max_rss_gb": -1}, "exec.max_rss_gb"),
+                                           ({"device": "tpu"}, "exec.device")])
+def test_bad_exec_values(exec_, message):
+    with pytest.raises(ParamsError, match=message):
+        make_params(exec=exec_)
