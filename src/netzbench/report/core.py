@@ -884,17 +884,25 @@ class BenchmarkReport:
     def _directions(self) -> dict[str, str]:
         return {t: i.direction for t, i in self.task_info.items()}
 
+    def _present_nested(self) -> dict[str, dict[str, dict]]:
+        present = set(self.present_tasks())
+        nested = {t: v for t, v in self._summary_nested().items() if t in present}
+        if not nested:
+            raise ValueError("no task has results")
+        return nested
+
     def plot(self):
-        """Grouped bars: mean ± CI (current ``ci_method``) per model, one panel per task."""
+        """Grouped bars: mean ± CI (current ``ci_method``) per model, one panel per task with results."""
         from . import plots
 
-        return plots.plot_bars(self._summary_nested(), metric_label=self._metric_labels())
+        return plots.plot_bars(self._present_nested(), metric_label=self._metric_labels())
 
     def plot_forest(self):
-        """Forest plot: one panel per task, one row per model, dot = mean, line = CI; best highlighted."""
+        """Forest plot: one panel per task with results, one row per model, dot = mean, line = CI;
+        best highlighted."""
         from . import plots
 
-        return plots.plot_forest(self._summary_nested(), metric_label=self._metric_labels(),
+        return plots.plot_forest(self._present_nested(), metric_label=self._metric_labels(),
                                  direction=self._directions())
 
     def pairwise_matrix(self, task: str, method: str | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
