@@ -135,6 +135,53 @@ def candidate(task: str, params_path: str, data_root: str) -> None:
 
 @main.command()
 @click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
+@click.option("--data-root", default="data", show_default=True)
+@click.option("--dry-run", is_flag=True, help="Print the cost model and the stale cells; train nothing.")
+def sweep(params_path: str, data_root: str, dry_run: bool) -> None:
+    """Train every stale cell's seeds at once (on Ray with exec.executor: ray), filling the seed cache.
+
+    `dvc repro` runs stages one after another; a sweep submits the uncached
+    seeds (and search candidates) of every roster and candidate cell together,
+    so a cluster is kept busy. Results land in the per-seed cache as they
+    finish (an interrupted sweep loses nothing); a following `dvc repro` then
+    records every cell without retraining.
+    """
+    from .catalog.data import fetch_task
+    from .training.runner import plan_cell, run_plans
+
+    params = _params(params_path)
+    for task in params["tasks"]:
+        _check_task(params, task)
+    for model in params["models"]:
+        _check_model(model)
+    _check_device(params)
+    cells = [(t, m, "roster", None) for t in params["tasks"] for m in params["models"]]
+    model, model_args = params["model"], params["model_args"] or {}
+    if model is not None and not (model in params["models"] and not model_args):
+        _check_model(model, model_args)
+        cells += [(t, model, "candidate", model_args) for t in params["tasks"]]
+    for task in params["tasks"]:
+        if not (Path(data_root) / task / "meta.json").is_file():
+            fetch_task(task, params, data_root, echo=_echo)
+    plans = [plan_cell(t, m, params, role=role, model_args=args, data_root=data_root, echo=lambda m: None)
+             for t, m, role, args in cells]
+    stale = [p for p in plans if p.jobs]
+    n_cand = max(1, len(plans[0].grid)) if plans else 1
+    runs = sum(len(p.jobs) for p in stale)
+    _echo(f"sweep: {len(cells)} cells x {len(params['seeds'])} seeds x {n_cand} candidate(s) = "
+          f"{len(cells) * len(params['seeds']) * n_cand} runs at most; {runs} not cached, in {len(stale)} cell(s); "
+          f"executor: {params['exec'].get('executor', 'local')}")
+    for p in stale:
+        _echo(f"  {p.label}: {len(p.jobs)} run(s)")
+    if dry_run or not stale:
+        return
+    run_plans(stale, params, echo=_echo, desc="sweep")
+    failed = sum(1 for p in stale for r in p.results.values() if r.get("status") != "ok")
+    _echo(f"sweep done: {runs - failed} run(s) cached, {failed} failed; now `dvc repro` records the cells")
+
+
+@main.command()
+@click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
 def report(params_path: str) -> None:
     """Build the statistical report from the run records of the roster in params.yaml."""
     from .report.stage import run_report_stage

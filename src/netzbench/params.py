@@ -37,7 +37,8 @@ DEFAULTS: dict[str, Any] = {
         "epochs": {},
     },
     "search": {"space": {}, "method": "grid", "n": None, "seed": 0},
-    "exec": {"workers": None, "device": "auto", "threads": 1, "timeout_s": None, "max_rss_gb": None},
+    "exec": {"workers": None, "device": "auto", "threads": 1, "timeout_s": None, "max_rss_gb": None,
+             "executor": "local", "ray_address": None},
     "data": {"mirror": None, "on_missing": "skip"},
     "report": {
         "alpha": 0.05,
@@ -180,6 +181,8 @@ def validate(params: dict) -> dict:
         v = ex.get(key)
         if v is not None and (not _is_number(v) or v <= 0):
             raise ParamsError(f"params.yaml: `exec.{key}` must be null (no limit) or a number > 0, got {v!r}")
+    if ex.get("executor") not in ("local", "ray"):
+        raise ParamsError(f"params.yaml: `exec.executor` must be one of ['local', 'ray'], got {ex.get('executor')!r}")
     if ex.get("device") not in DEVICES:
         raise ParamsError(f"params.yaml: `exec.device` must be one of {list(DEVICES)}, got {ex.get('device')!r}")
 
@@ -204,6 +207,10 @@ def validate(params: dict) -> dict:
             raise ParamsError(f"params.yaml: `report.{key}` must be in (0, 1), got {v!r}")
     if not _is_int(rep.get("bootstrap_n")) or rep["bootstrap_n"] < 100:
         raise ParamsError(f"params.yaml: `report.bootstrap_n` must be an integer >= 100, got {rep.get('bootstrap_n')!r}")
+    weights = rep.get("weights")
+    if weights is not None and (not isinstance(weights, dict)
+                                or not all(_is_number(w) and w >= 0 for w in weights.values())):
+        raise ParamsError(f"params.yaml: `report.weights` must map task ids to numbers >= 0, got {weights!r}")
     margin = rep.get("equivalence_margin")
     if not _is_number(margin) or margin <= 0:
         raise ParamsError(f"params.yaml: `report.equivalence_margin` must be > 0, got {margin!r}")

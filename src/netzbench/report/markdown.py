@@ -213,10 +213,11 @@ def render_markdown(report: BenchmarkReport, params: dict, metrics: dict, *, can
             dropped = f" (dropped seeds {', '.join(map(str, r['dropped_seeds']))})" if r["dropped_seeds"] else ""
             rows.append([f"`{r['task']}`", f"**{r['better']}**", worse, f"{gain:.4f}", _f(abs(r["cohens_dz"]), 2),
                          _p(r["p_raw"]), _p(r["p_holm"]), f"{r['n_seeds']}{dropped}"])
-        L += _table(["task", "better", "worse", "|Δμ|", "|d_z|", "p (raw)", "p (Holm)", "seeds"], rows,
+        L += _table(["task", "better", "worse", "\\|Δμ\\|", "\\|d_z\\|", "p (raw)", "p (Holm)", "seeds"], rows,
                     "lllrrrrl")
         L.append("")
-    L += ["|Δμ| is the absolute mean paired difference in metric units; d_z = Δμ / σ_d is Cohen's effect size "
+    L += ["The \\|Δμ\\| column is the absolute mean paired difference in metric units; d_z = Δμ / σ_d is Cohen's "
+          "effect size "
           "of the paired differences. Full tables: `reports/pairwise_t.csv`, `reports/pairwise_wilcoxon.csv`, "
           "`reports/pairwise.tex`; matrix view: `plots/pairwise.png`.", ""]
 

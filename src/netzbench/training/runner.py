@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..catalog.data import data_hash, read_meta
@@ -77,10 +78,55 @@ def display_name(model: str, model_args: dict | None) -> str:
     return f"{model}[{args}]"
 
 
-def train_cell(task_id: str, model: str, params: dict, out_path: str | Path, *, role: str = "roster",
-               model_args: dict | None = None, data_root: str | Path = "data", echo=print,
-               progress: bool = True) -> dict:
-    """Train (or recall) every seed of the cell and write its run record to ``out_path``."""
+@dataclass
+class CellPlan:
+    """Everything about one cell before training: its record so far, cached results, the jobs to run."""
+
+    record: dict
+    seeds: list[int]
+    grid: list[dict] = field(default_factory=list)
+    keys: dict = field(default_factory=dict)
+    results: dict = field(default_factory=dict)
+    jobs: list[dict] = field(default_factory=list)
+    decided: dict | None = None  # seed -> result when the cell is decided without training
+    reason: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.record['task']}/{self.record['model']}"
+
+    def finish(self) -> dict:
+        """The run record (seeds keyed by seed; search selection applied)."""
+        if self.decided is not None:
+            per_seed = self.decided
+        elif not self.grid:
+            per_seed = {s: self.results[s, 0] for s in self.seeds}
+        else:
+            per_seed = {}
+            for s in self.seeds:
+                runs = [self.results[s, c] for c in range(len(self.grid))]
+                best, trace = select_candidate(runs, self.record["headline_metric"], self.record["direction"])
+                for entry, c in zip(trace, self.grid):
+                    entry["config"] = c
+                if best is None:
+                    per_seed[s] = {"status": "failed", "error": "every search candidate failed",
+                                   "seconds": sum(r.get("seconds", 0.0) for r in runs), "search": {"trace": trace}}
+                    continue
+                chosen = dict(runs[best])
+                chosen["search"] = {"selected": self.grid[best], "selected_index": best, "trace": trace}
+                chosen["seconds"] = sum(r.get("seconds", 0.0) for r in runs)  # the search's full cost
+                per_seed[s] = chosen
+        record = dict(self.record)
+        record["seeds"] = {str(s): per_seed[s] for s in self.seeds}
+        record["status"] = cell_status(record["seeds"])
+        if self.reason:
+            record["reason"] = self.reason
+        return record
+
+
+def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", model_args: dict | None = None,
+              data_root: str | Path = "data", echo=print) -> CellPlan:
+    """Resolve a cell: decide it cheaply (incompatible, unavailable), or list its uncached jobs."""
     task = get_task(task_id)
     family = task.family
     seeds = list(params["seeds"])
@@ -105,32 +151,26 @@ def train_cell(task_id: str, model: str, params: dict, out_path: str | Path, *, 
         "threads": int(params["exec"]["threads"]),
         "software": software_versions(),
     }
-
-    def finish(seed_results: dict, status_reason: str | None = None) -> dict:
-        record["seeds"] = {str(s): seed_results[s] for s in seeds}
-        record["status"] = cell_status(record["seeds"])
-        if status_reason:
-            record["reason"] = status_reason
-        write_record(out_path, record)
-        return record
-
+    plan = CellPlan(record, seeds)
     families = builtin_families(model)
     if families is None:
         families = resolve_model(model, model_args).task_types  # user model: importing is unavoidable
     record["config_hash"] = seed_key(task=task_id, model=model, model_args=model_args, hp=hp)
     record["code_version"] = code_version(model)
     if family not in families:
-        reason = f"{model} does not serve {family} (it serves {', '.join(sorted(families))})"
+        plan.reason = f"{model} does not serve {family} (it serves {', '.join(sorted(families))})"
         record["data_hash"] = None
-        echo(f"{task_id}/{model}: incompatible: {reason}")
-        return finish({s: {"status": "incompatible", "reason": reason} for s in seeds}, reason)
+        echo(f"{task_id}/{model}: incompatible: {plan.reason}")
+        plan.decided = {s: {"status": "incompatible", "reason": plan.reason} for s in seeds}
+        return plan
 
     meta = read_meta(task_dir)
     record["data_hash"] = data_hash(task_dir)
     if meta.get("status") != "ok":
-        reason = f"data for {task_id} unavailable: {meta.get('reason', 'unknown reason')}"
-        echo(f"{task_id}/{model}: {reason}")
-        return finish({s: {"status": "unavailable", "reason": reason} for s in seeds}, reason)
+        plan.reason = f"data for {task_id} unavailable: {meta.get('reason', 'unknown reason')}"
+        echo(f"{task_id}/{model}: {plan.reason}")
+        plan.decided = {s: {"status": "unavailable", "reason": plan.reason} for s in seeds}
+        return plan
 
     cache = SeedCache()
     device = params["exec"].get("device", "cpu")
@@ -139,46 +179,60 @@ def train_cell(task_id: str, model: str, params: dict, out_path: str | Path, *, 
 
         device = resolve_device(device).type  # results differ across devices: part of the cache key
     record["device"] = device
-    grid = search_candidates(params.get("search"))
+    plan.grid = search_candidates(params.get("search"))
     # a unit of work is (seed, candidate); without a search there is one candidate: the protocol's hp
-    hps = [{**hp, **c} for c in grid] or [hp]
-    if grid:
-        echo(f"{task_id}/{model}: search over {len(grid)} candidates per seed: {len(grid)}x the training "
-             f"cost of the unsearched protocol ({len(grid) * len(seeds)} runs)")
+    hps = [{**hp, **c} for c in plan.grid] or [hp]
+    if plan.grid:
+        echo(f"{task_id}/{model}: search over {len(plan.grid)} candidates per seed: {len(plan.grid)}x the "
+             f"training cost of the unsearched protocol ({len(plan.grid) * len(seeds)} runs)")
         record["search"] = {"space": params["search"]["space"], "method": params["search"].get("method", "grid"),
                             "n": params["search"].get("n"), "seed": params["search"].get("seed", 0),
-                            "candidates": grid,
+                            "candidates": plan.grid,
                             "criterion": f"{validation_series(metric)} at the final evaluated epoch"}
-    results: dict[tuple[int, int], dict] = {}
-    keys = {}
     for s in seeds:
         for c, hp_c in enumerate(hps):
-            keys[s, c] = seed_key(task=task_id, model=model, model_args=model_args, hp=hp_c, seed=s,
-                                  data=record["data_hash"], code=record["code_version"], threads=record["threads"],
-                                  **({"device": device} if device != "cpu" else {}))
-            hit = cache.get(keys[s, c])
+            plan.keys[s, c] = seed_key(task=task_id, model=model, model_args=model_args, hp=hp_c, seed=s,
+                                       data=record["data_hash"], code=record["code_version"],
+                                       threads=record["threads"], **({"device": device} if device != "cpu" else {}))
+            hit = cache.get(plan.keys[s, c])
             if hit is not None:
-                results[s, c] = {**hit, "cached": True}
-    pending = [(s, c) for s in seeds for c in range(len(hps)) if (s, c) not in results]
+                plan.results[s, c] = {**hit, "cached": True}
     base_job = {"task": task_id, "family": family, "split": task.split, "data_dir": str(task_dir.resolve()),
                 # workers fork from a long-lived server: give them this process's cwd and import path
                 "cwd": os.getcwd(), "sys_path": list(sys.path),
                 "model_ref": model, "model_args": model_args, "meta": meta, "threads": record["threads"],
                 "device": device, "timeout_s": params["exec"].get("timeout_s"),
                 "max_rss_gb": params["exec"].get("max_rss_gb")}
-    jobs = [{**base_job, "seed": s, "candidate": c, "hp": hps[c]} for s, c in pending]
-    if pending:
-        todo = sorted({s for s, _ in pending})
-        echo(f"{task_id}/{model}: training seeds {todo} ({len(seeds) - len(todo)} cached), "
-             f"{hp['epochs']} epochs, {min(n_workers(params), len(pending))} worker(s)")
+    plan.jobs = [{**base_job, "seed": s, "candidate": c, "hp": hps[c]}
+                 for s in seeds for c in range(len(hps)) if (s, c) not in plan.results]
+    return plan
+
+
+def run_plans(plans: list[CellPlan], params: dict, *, echo=print, progress: bool = True, desc: str | None = None):
+    """Train the jobs of every plan together (one pool, or one Ray submission); cache each result."""
+    jobs = []
+    for i, plan in enumerate(plans):
+        for job in plan.jobs:
+            job["plan"] = i
+            jobs.append(job)
+    if not jobs:
+        return
+    cache = SeedCache()
+    workers = n_workers(params)
+    executor = params["exec"].get("executor", "local")
+    if len(plans) == 1:
+        todo = sorted({j["seed"] for j in jobs})
+        echo(f"{plans[0].label}: training seeds {todo} ({len(plans[0].seeds) - len(todo)} cached), "
+             f"{plans[0].record['hyperparameters']['epochs']} epochs, "
+             f"{min(workers, len(jobs)) if executor == 'local' else 'ray'} worker(s)")
     bar = None
     done_epochs: dict[int, int] = {}
     finished: list[int] = []
-    if progress and pending:
+    if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=sum(j["hp"]["epochs"] for j in jobs), desc=f"{task_id}/{display_name(model, model_args)}",
-                   unit="epoch", file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
+        bar = tqdm(total=sum(j["hp"]["epochs"] for j in jobs), desc=desc or plans[0].label, unit="epoch",
+                   file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
 
     def on_epochs(job_index: int, epoch: int) -> None:
         if bar is not None:
@@ -186,39 +240,39 @@ def train_cell(task_id: str, model: str, params: dict, out_path: str | Path, *, 
             done_epochs[job_index] = max(epoch, done_epochs.get(job_index, 0))
 
     def on_result(job: dict, result: dict) -> None:
+        plan = plans[job["plan"]]
         unit = (job["seed"], job["candidate"])
-        results[unit] = result
+        plan.results[unit] = result
         if result["status"] == "ok":
-            cache.put(keys[unit], result)  # saved the moment it finishes: a crash later loses nothing
+            cache.put(plan.keys[unit], result)  # saved the moment it finishes: a crash later loses nothing
         else:
-            echo(f"{task_id}/{model} seed {job['seed']} FAILED: {result.get('error')}")
+            echo(f"{plan.label} seed {job['seed']} FAILED: {result.get('error')}")
         finished.append(job["seed"])
         if bar is not None:  # a failed or killed job still counts its whole budget
             on_epochs(job["job_index"], job["hp"]["epochs"])
-            bar.set_postfix_str(f"seeds done {len(finished)}/{len(jobs)}, last seed {job['seed']}")
+            bar.set_postfix_str(f"runs done {len(finished)}/{len(jobs)}, last {plan.label} seed {job['seed']}")
 
     try:
-        run_jobs(jobs, n_workers(params), on_result, on_epochs if bar is not None else None)
+        if executor == "ray":
+            from .ray_executor import run_jobs_ray
+
+            run_jobs_ray(jobs, params, on_result, on_epochs if bar is not None else None)
+        else:
+            run_jobs(jobs, workers, on_result, on_epochs if bar is not None else None)
     finally:
         if bar is not None:
             bar.close()
-    if not grid:
-        return finish({s: results[s, 0] for s in seeds})
-    per_seed = {}
-    for s in seeds:
-        runs = [results[s, c] for c in range(len(hps))]
-        best, trace = select_candidate(runs, metric, direction)
-        for entry, c in zip(trace, grid):
-            entry["config"] = c
-        if best is None:
-            per_seed[s] = {"status": "failed", "error": "every search candidate failed",
-                           "seconds": sum(r.get("seconds", 0.0) for r in runs), "search": {"trace": trace}}
-            continue
-        chosen = dict(runs[best])
-        chosen["search"] = {"selected": grid[best], "selected_index": best, "trace": trace}
-        chosen["seconds"] = sum(r.get("seconds", 0.0) for r in runs)  # the search's full cost
-        per_seed[s] = chosen
-    return finish(per_seed)
+
+
+def train_cell(task_id: str, model: str, params: dict, out_path: str | Path, *, role: str = "roster",
+               model_args: dict | None = None, data_root: str | Path = "data", echo=print,
+               progress: bool = True) -> dict:
+    """Train (or recall) every seed of the cell and write its run record to ``out_path``."""
+    plan = plan_cell(task_id, model, params, role=role, model_args=model_args, data_root=data_root, echo=echo)
+    run_plans([plan], params, echo=echo, progress=progress)
+    record = plan.finish()
+    write_record(out_path, record)
+    return record
 
 
 def check_model(model: str, model_args: dict | None = None) -> None:

@@ -123,7 +123,7 @@ def run_seed(job: dict) -> dict:
     """
     t0 = time.perf_counter()
     try:
-        if job.get("cwd"):
+        if job.get("cwd") and os.path.isdir(job["cwd"]):  # not on a remote Ray node
             os.chdir(job["cwd"])
         for entry in reversed(job.get("sys_path") or []):
             if entry not in sys.path:
@@ -136,7 +136,15 @@ def run_seed(job: dict) -> dict:
         from ..models.registry import resolve_model
 
         spec = resolve_model(job["model_ref"], job.get("model_args") or {})
-        arrays = load_arrays_for_seed(job["data_dir"], job["seed"], job.get("meta"))
+        if job.get("data_bytes") is not None:  # shipped by the Ray executor
+            import io
+
+            import numpy as np
+
+            with np.load(io.BytesIO(job["data_bytes"]), allow_pickle=False) as npz:
+                arrays = {name: npz[name] for name in npz.files}
+        else:
+            arrays = load_arrays_for_seed(job["data_dir"], job["seed"], job.get("meta"))
         index = job.get("job_index", 0)
         result = fit_seed(spec, job["family"], job["split"], arrays, job["seed"], job["hp"],
                           device=resolve_device(job.get("device", "cpu")),
