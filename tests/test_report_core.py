@@ -129,3 +129,15 @@ def test_best_val_selects_on_validation_never_on_test():
     mae = BenchmarkReport([0], {"t": {"m": [{"val_mae": [3.0, 1.0, 2.0], "test_mae": [9.0, 8.0, 7.0]}]}},
                           epoch_selection="best_val")
     assert mae.task_info["t"].direction == "lower" and mae.final_metrics()["t"]["m"][0] == 8.0
+
+
+def test_rank_tasks_limit_the_across_task_analysis_only(runs):
+    root, _ = runs
+    p = make_params(tasks=["cora", "karate", "random_tsp", "mutag"], models=["GCN", "GAT", "GraphSAGE"],
+                    seeds=[0, 1, 2, 3], report={"rank_tasks": ["cora", "random_tsp", "mutag"]})
+    rep = BenchmarkReport.from_runs(root, params=p)
+    assert rep.friedman()["n_tasks"] == 3
+    assert {r["task"] for r in rep.summary()} == {"cora", "karate", "random_tsp", "mutag"}
+    assert BenchmarkReport.from_json(rep.to_json()).rank_tasks == ["cora", "random_tsp", "mutag"]
+    with pytest.raises(Exception, match="not in `tasks`"):
+        make_params(tasks=["cora"], report={"rank_tasks": ["mutag"]})

@@ -49,6 +49,7 @@ DEFAULTS: dict[str, Any] = {
         "epoch_selection": "final",
         "aggregation": "uniform",
         "equivalence_margin": 0.01,
+        "rank_tasks": None,
     },
 }
 
@@ -207,6 +208,13 @@ def validate(params: dict) -> dict:
             raise ParamsError(f"params.yaml: `report.{key}` must be in (0, 1), got {v!r}")
     if not _is_int(rep.get("bootstrap_n")) or rep["bootstrap_n"] < 100:
         raise ParamsError(f"params.yaml: `report.bootstrap_n` must be an integer >= 100, got {rep.get('bootstrap_n')!r}")
+    rank_tasks = rep.get("rank_tasks")
+    if rank_tasks is not None:
+        if not isinstance(rank_tasks, list) or not rank_tasks:
+            raise ParamsError(f"params.yaml: `report.rank_tasks` must be null or a non-empty list, got {rank_tasks!r}")
+        unknown = [t for t in rank_tasks if t not in params["tasks"]]
+        if unknown:
+            raise ParamsError(f"params.yaml: `report.rank_tasks` names {unknown}, which are not in `tasks`")
     weights = rep.get("weights")
     if weights is not None and (not isinstance(weights, dict)
                                 or not all(_is_number(w) and w >= 0 for w in weights.values())):

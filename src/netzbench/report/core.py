@@ -165,6 +165,11 @@ class BenchmarkReport:
     equivalence_margin : float or dict, optional
         TOST margin in metric units (one number, or ``{task: margin}``) used by
         :meth:`equivalence` when no margin is passed.
+    rank_tasks : list of str, optional
+        The tasks that enter the across-task analysis (ranks, Friedman,
+        Nemenyi, rank stability); None = every task. Per-task tables still
+        cover every task (e.g. Planetoid runs for the paper's Table 2 that are
+        not part of its cross-category ranking).
     tasks : dict, optional
         ``{task: {"metric", "direction", "family", "category"}}``; missing
         entries are inferred.
@@ -177,7 +182,7 @@ class BenchmarkReport:
                  ci_method: str = "t", bootstrap_n: int = 10_000, bootstrap_seed: int = 0,
                  pairwise_method: str = "t", epoch_selection: str = "final", *, alpha: float = 0.05,
                  ci: float = 0.95, equivalence_margin: float | Mapping[str, float] | None = None,
-                 tasks: Mapping[str, Mapping] | None = None,
+                 rank_tasks: Sequence[str] | None = None, tasks: Mapping[str, Mapping] | None = None,
                  cells: Mapping[str, Mapping[str, Mapping]] | None = None):
         self.seeds = [int(s) for s in seeds]
         if len(set(self.seeds)) != len(self.seeds):
@@ -195,6 +200,7 @@ class BenchmarkReport:
         self.alpha = alpha
         self.ci = ci
         self.equivalence_margin = equivalence_margin
+        self.rank_tasks = list(rank_tasks) if rank_tasks is not None else None
         #: per-cell facts that are not histories: status, reason, per-seed status and seconds
         self.cells: dict = {t: dict(bm) for t, bm in (cells or {}).items()}
         self.task_info: dict[str, TaskInfo] = {}
@@ -264,7 +270,7 @@ class BenchmarkReport:
             margin = dict(margin)
         return {"ci_method": self.ci_method, "bootstrap_n": self.bootstrap_n, "bootstrap_seed": self.bootstrap_seed,
                 "pairwise_method": self.pairwise_method, "epoch_selection": self.epoch_selection,
-                "alpha": self.alpha, "ci": self.ci, "equivalence_margin": margin}
+                "alpha": self.alpha, "ci": self.ci, "equivalence_margin": margin, "rank_tasks": self.rank_tasks}
 
     # -------------------------------------------------------------- basics
     @property
@@ -607,7 +613,8 @@ class BenchmarkReport:
         """
         fm = self.final_metrics()
         candidates = list(models) if models is not None else self.models
-        tasks = [t for t in fm if any(np.isfinite(v).any() for v in fm[t].values())]
+        tasks = [t for t in fm if (self.rank_tasks is None or t in self.rank_tasks)
+                 and any(np.isfinite(v).any() for v in fm[t].values())]
         excluded: dict[str, str] = {}
         keep = []
         for m in candidates:

@@ -76,6 +76,8 @@ def load_from_runs(cls, runs_dir="metrics/runs", *, tasks=None, models=None, par
                     "alpha": rep["alpha"], "ci": rep["ci"]}
         if rep.get("equivalence_margin") is not None:
             defaults["equivalence_margin"] = rep["equivalence_margin"]
+        if rep.get("rank_tasks") is not None:
+            defaults["rank_tasks"] = [t for t in rep["rank_tasks"] if t in tasks]
         options = {**defaults, **options}
     runs_dir = Path(runs_dir)
     records: dict[str, dict[str, dict | None]] = {t: {} for t in tasks}
