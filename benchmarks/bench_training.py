@@ -75,8 +75,9 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="2 seeds, 10 epochs")
     ap.add_argument("--out", default=None, help="also write the figures as JSON here")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--seeds", type=int, default=10, help="seeds per cell (default 10)")
     args = ap.parse_args()
-    seeds = range(2) if args.quick else range(10)
+    seeds = range(2) if args.quick else range(args.seeds)
     epochs = 10 if args.quick else None
     work = Path(tempfile.mkdtemp(prefix="nb-bench-"))
     os.chdir(work)
