@@ -89,6 +89,12 @@ def _winners(report: BenchmarkReport, task: str, cells: dict[str, dict]) -> set[
     return {m for m, v in means.items() if v == target}
 
 
+def _unavailable_reason(report, task: str) -> str:
+    """The data-unavailable reason of a task (not the incompatible cells' reasons beside it)."""
+    reasons = {report.cell_reason(task, m) for m in report.histories[task] if report.cell_status(task, m) == "unavailable"}
+    return "; ".join(sorted(r for r in reasons if r))
+
+
 def render_markdown(report: BenchmarkReport, params: dict, metrics: dict, *, candidate: str | None = None,
                     equivalence: list[dict] | None = None, equivalence_error: str | None = None,
                     aggregation: str = "uniform", weights: dict | None = None) -> str:
@@ -106,15 +112,17 @@ def render_markdown(report: BenchmarkReport, params: dict, metrics: dict, *, can
 
     no_results = report.tasks_without_results()
     failed_tasks = {t: why for t, why in no_results.items() if t not in unavailable}
+    ranked = [t for t in report.tasks if report.rank_tasks is None or t in report.rank_tasks]
+    scope = (f"the **N = {fr['n_tasks']} tasks present**" + (
+        f" of the {len(ranked)} in `report.rank_tasks`" if report.rank_tasks is not None else f", not {n_total}"))
     if unavailable:
         L += [f"> **⚠ DATA UNAVAILABLE for {len(unavailable)} of {n_total} tasks:** "
-              + "; ".join(f"`{t}` ({why})" for t, why in unavailable.items())
-              + f". Their cells are reported as missing, and every across-task statistic ranks over the "
-                f"**N = {len(present)} tasks present**, not {n_total}.", ""]
+              + "; ".join(f"`{t}` ({_unavailable_reason(report, t) or why})" for t, why in unavailable.items())
+              + f". Their cells are reported as missing, and every across-task statistic ranks over {scope}.", ""]
     if failed_tasks:
         L += [f"> **⚠ NO RESULTS for {len(failed_tasks)} of {n_total} tasks** (every run failed or is missing): "
               + "; ".join(f"`{t}` ({why})" for t, why in failed_tasks.items())
-              + f". Every across-task statistic ranks over the **N = {len(present)} tasks present**.", ""]
+              + f". Every across-task statistic ranks over {scope}.", ""]
     L += [f"Benchmark of {len(report.models)} models on {len(present)} task(s) with results "
           f"({n_total} listed), {len(report.seeds)} seeds each. Every number below is recomputed from the raw "
           "per-epoch histories in `reports/benchmark.json` "
