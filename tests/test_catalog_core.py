@@ -222,3 +222,19 @@ def test_cached_download_is_revalidated_and_a_changed_upstream_is_caught(tmp_pat
         assert sha256_file(tmp_path / "dl" / "served" / "raw" / "edges.txt") == good
     finally:
         server.shutdown()
+
+
+def test_archive_source_with_a_file_published_on_its_own(tmp_path):
+    """ZINC-style: the archive holds some raw files, another one has its own URL."""
+    from netzbench.catalog.fetch import obtain_raw
+
+    site = tmp_path / "site"
+    site.mkdir()
+    _zip(site / "bundle.zip", {"inner/a.txt": b"alpha"})
+    (site / "b.index").write_bytes(b"1\n2\n")
+    files = (RawFile("a.txt"), RawFile("b.index", url=(site / "b.index").as_uri()))
+    ds = dataclasses.replace(DATASETS["cora"], id="bundled", mirror=None,
+                             sources=(Source("zip", (site / "bundle.zip").as_uri(), "test", files),))
+    bundle = obtain_raw(ds, None, tmp_path / "dl")
+    assert (bundle.raw_dir / "a.txt").read_bytes() == b"alpha"
+    assert (bundle.raw_dir / "b.index").read_bytes() == b"1\n2\n"

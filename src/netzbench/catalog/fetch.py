@@ -230,6 +230,9 @@ def _from_source(source: Source, raw_dir: Path, timeout: float) -> dict[str, str
             files = safe_extract(archive, extracted)
             by_name = {p.name: p for p in files}
             for rf in source.files:
+                if rf.url:  # a file the archive does not hold, published on its own
+                    hashes[rf.name] = download(rf.url, raw_dir / rf.name, rf.sha256, timeout)
+                    continue
                 src = by_name.get(Path(rf.name).name)
                 if src is None:
                     raise FileNotFoundError(f"{source.url} has no member {rf.name}")

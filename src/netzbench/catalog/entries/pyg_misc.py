@@ -10,6 +10,8 @@ checksums for these files, so ``sha256`` is unknown (None) throughout.
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..table import Dataset, RawFile, Source, TaskSpec, add_dataset, add_task
 
 _P = "netzbench.catalog.readers.pyg_misc"
@@ -177,6 +179,8 @@ add_dataset(Dataset(
     processor=f"{_P}:qm9",
     sources=(Source("zip", "https://data.pyg.org/datasets/qm9_v3.zip", "pyg-pt", _raw("qm9_v3.pt")),),
 ))
+_ZINC_INDEX = "https://raw.githubusercontent.com/graphdeeplearning/benchmarking-gnns/master/data/molecules/{file}"
+
 add_dataset(Dataset(
     id="zinc",
     name="ZINC (12k subset)",
@@ -191,11 +195,11 @@ add_dataset(Dataset(
     license="not stated by the source; cite Irwin et al. 2012, Gomez-Bombarelli et al. 2018, Dwivedi et al. 2020",
     citation="V. P. Dwivedi et al., Benchmarking Graph Neural Networks, JMLR 2023 (arXiv 2003.00982)",
     processor=f"{_P}:zinc",
-    # The .index files live at
-    # https://raw.githubusercontent.com/graphdeeplearning/benchmarking-gnns/master/data/molecules/{file},
-    # not inside molecules.zip: a URL download needs per-file URLs in the fetch code; a mirror works.
+    # the pickles come in molecules.zip; the .index files are published on their own
     sources=(Source("zip", "https://www.dropbox.com/s/feo9qle74kg48gy/molecules.zip?dl=1", "zinc-pickle",
-                    _raw("train.pickle", "val.pickle", "test.pickle", "train.index", "val.index", "test.index")),),
+                    _raw("train.pickle", "val.pickle", "test.pickle") + tuple(
+                        dataclasses.replace(f, url=_ZINC_INDEX.format(file=f.name))
+                        for f in _raw("train.index", "val.index", "test.index"))),),
 ))
 
 # ----------------------------------------------------------------- security
