@@ -7,7 +7,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from netzbench.catalog.table import TASKS
+from netzbench.catalog import custom
+from netzbench.catalog.table import DATASETS, TASKS
 from netzbench.cli import main
 from netzbench.params import ParamsError, load_params
 
@@ -47,8 +48,10 @@ def project(tmp_path, monkeypatch):
     }
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
     yield tmp_path
-    for tid in ("my_ring", "my_random"):
+    for tid in ("my_ring", "my_random"):  # leave the catalogue as the other tests expect it
         TASKS.pop(tid, None)
+        DATASETS.pop(tid, None)
+        custom._REGISTERED.pop(tid, None)
 
 
 def test_custom_tasks_fetch_and_train_like_any_other(project):
@@ -86,6 +89,7 @@ def test_bad_custom_entries(tmp_path, entry, message):
     with pytest.raises(ParamsError, match=message):
         load_params(path)
     TASKS.pop("x_custom", None)
+    DATASETS.pop("x_custom", None)
 
 
 def test_custom_id_cannot_shadow_the_catalogue(tmp_path):

@@ -22,7 +22,6 @@ from . import TASK_TYPES
 from .catalog.table import CATEGORIES, DATASETS, TASKS
 
 DEFAULT_MODELS = ("GCN", "GAT", "GIN", "GraphSAGE", "GraphTransformer")
-DEFAULT_LR = {"node_cls": (0.01, 5e-4), "graph_cls": (0.001, 0.0), "graph_reg": (0.001, 0.0), "link_pred": (0.01, 0.0)}
 
 
 @dataclass
@@ -197,7 +196,8 @@ def run_benchmark(category: str | None = None, models: dict | None = None, seeds
         bar = tqdm(total=total, desc="run_benchmark", unit="run")
     for task in task_list:
         n_epochs = epochs.get(task.name, task.epochs) if isinstance(epochs, dict) else (epochs or task.epochs)
-        fam_lr, fam_wd = (lr or {}).get(task.task_type, DEFAULT_LR[task.task_type])
+        fam = params["train"][task.task_type]  # the params.yaml defaults of the family
+        fam_lr, fam_wd = (lr or {}).get(task.task_type, (fam["lr"], fam["weight_decay"]))
         hp = {"hidden_channels": hidden_channels, "lr": fam_lr, "weight_decay": fam_wd, "epochs": int(n_epochs),
               "eval_every": 1}
         metric, direction = HEADLINE[task.task_type]

@@ -28,10 +28,12 @@ def _params(path: str) -> dict:
 
 
 def _check_task(params: dict, task: str) -> None:
-    from .catalog.table import TASKS
+    from .catalog.table import UnknownTaskError, get_task
 
-    if task not in TASKS:
-        raise UserError(f"unknown task {task!r}; known tasks: {', '.join(sorted(TASKS))}")
+    try:
+        get_task(task)
+    except UnknownTaskError as exc:
+        raise UserError(str(exc)) from None
 
 
 def _check_model(model: str, model_args: dict | None = None) -> None:

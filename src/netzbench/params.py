@@ -17,7 +17,9 @@ from typing import Any
 
 import yaml
 
-FAMILIES = ("node_cls", "graph_cls", "graph_reg", "link_pred")
+from . import TASK_TYPES
+
+FAMILIES = tuple(sorted(TASK_TYPES))
 
 DEFAULTS: dict[str, Any] = {
     "tasks": [],

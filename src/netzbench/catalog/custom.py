@@ -23,7 +23,8 @@ from __future__ import annotations
 import inspect
 import sys
 
-from .table import DATASETS, FAMILIES_ALL, TASKS, Dataset, TaskSpec, add_dataset, add_task
+from .. import TASK_TYPES
+from .table import DATASETS, TASKS, Dataset, TaskSpec, add_dataset, add_task
 
 PROCESSOR = "netzbench.catalog.custom:process"
 GENERATOR = "netzbench.catalog.custom:generate"
@@ -67,8 +68,8 @@ def register_custom_tasks(custom: dict) -> None:
         loader, family, epochs = entry.get("loader"), entry.get("family"), entry.get("epochs")
         if not isinstance(loader, str) or ":" not in loader:
             raise ParamsError(f"params.yaml: `custom_tasks.{tid}.loader` must be 'package.module:function', got {loader!r}")
-        if family not in FAMILIES_ALL:
-            raise ParamsError(f"params.yaml: `custom_tasks.{tid}.family` must be one of {sorted(FAMILIES_ALL)}, got {family!r}")
+        if family not in TASK_TYPES:
+            raise ParamsError(f"params.yaml: `custom_tasks.{tid}.family` must be one of {sorted(TASK_TYPES)}, got {family!r}")
         if not isinstance(epochs, int) or isinstance(epochs, bool) or epochs <= 0:
             raise ParamsError(f"params.yaml: `custom_tasks.{tid}.epochs` must be a positive integer, got {epochs!r}")
         DATASETS.pop(tid, None)

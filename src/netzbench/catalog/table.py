@@ -14,9 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-#: the four task families (kept here too so the catalogue stays torch- and params-free)
-FAMILIES_ALL = frozenset({"node_cls", "graph_cls", "graph_reg", "link_pred"})
-
 CATEGORIES = (
     "combinatorial",
     "biology",
