@@ -18,6 +18,15 @@ MIRROR_ENV = "NETZBENCH_MIRROR"
 CACHE_ENV = "NETZBENCH_CACHE_DIR"
 
 
+def repository_on_path() -> None:
+    """Put the working directory (the repository a stage runs in) on ``sys.path``, once,
+    so ``user_models.x:Cls`` style references import."""
+    import sys
+
+    if "" not in sys.path and "." not in sys.path:
+        sys.path.insert(0, "")
+
+
 def _is_repo_root(path: Path) -> bool:
     return (path / "dvc.yaml").is_file() or (path / ".dvc").is_dir()
 

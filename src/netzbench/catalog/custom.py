@@ -21,9 +21,9 @@ As with catalogue tasks, list the id in ``tasks`` and give it
 from __future__ import annotations
 
 import inspect
-import sys
 
 from .. import TASK_TYPES
+from ..paths import repository_on_path
 from .table import DATASETS, TASKS, Dataset, TaskSpec, add_dataset, add_task
 
 PROCESSOR = "netzbench.catalog.custom:process"
@@ -34,8 +34,7 @@ _REGISTERED: dict[str, dict] = {}
 def _load(ref: str):
     from .data import import_object
 
-    if "" not in sys.path:
-        sys.path.insert(0, "")
+    repository_on_path()
     try:
         return import_object(ref)
     except (ImportError, AttributeError) as exc:

@@ -31,16 +31,11 @@ def undirected_pairs(edge_index: np.ndarray) -> np.ndarray:
 
 
 def _single_graph(data) -> tuple[dict, dict]:
-    arrays = {
-        "x": data.x.numpy().astype(np.float32),
-        "edge_index": data.edge_index.numpy().astype(np.int64),
-        "num_nodes": np.asarray(data.num_nodes, dtype=np.int64),
-    }
-    if getattr(data, "y", None) is not None:
-        arrays["y"] = data.y.numpy().astype(np.int64)
-    for mask in ("train_mask", "val_mask", "test_mask"):
-        if getattr(data, mask, None) is not None:
-            arrays[mask] = data[mask].numpy().astype(bool)
+    from .convert import _single
+
+    arrays = _single(data)
+    if "y" in arrays:
+        arrays["y"] = arrays["y"].astype(np.int64)
     counts = {
         "num_nodes": int(data.num_nodes),
         "num_edges": int(undirected_pairs(arrays["edge_index"]).shape[1]),

@@ -103,7 +103,7 @@ class DotProductLink(nn.Module):
 
     @staticmethod
     def score(z: torch.Tensor, pairs: torch.Tensor) -> torch.Tensor:
-        return (z[pairs[0]] * z[pairs[1]]).sum(-1)
+        return (z.index_select(0, pairs[0]) * z.index_select(0, pairs[1])).sum(-1)
 
 
 class DistMultLink(nn.Module):
@@ -129,11 +129,12 @@ class DistMultLink(nn.Module):
 
     def score(self, z: torch.Tensor, triples: torch.Tensor) -> torch.Tensor:
         """Scores of triples given as a [3, m] tensor (head, relation, tail)."""
-        return (z[triples[0]] * self.relations[triples[1]] * z[triples[2]]).sum(-1)
+        rel = self.relations.index_select(0, triples[1])
+        return (z.index_select(0, triples[0]) * rel * z.index_select(0, triples[2])).sum(-1)
 
     def score_tails(self, z: torch.Tensor, triples: torch.Tensor, tails: torch.Tensor, chunk: int = 2048):
         """Scores [m, k] of each triple's head and relation with ``k`` candidate tails ``tails`` [m, k]."""
-        hr = z[triples[0]] * self.relations[triples[1]]
+        hr = z.index_select(0, triples[0]) * self.relations.index_select(0, triples[1])
         out = [torch.einsum("mh,mkh->mk", hr[i:i + chunk], z[tails[i:i + chunk]])
                for i in range(0, hr.shape[0], chunk)]
         return torch.cat(out) if out else hr.new_zeros((0, tails.shape[1]))

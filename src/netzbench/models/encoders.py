@@ -13,7 +13,9 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 from torch import nn
-from torch_geometric.nn import GATConv, GCNConv, SAGEConv, TransformerConv
+from torch_geometric.nn import GCNConv, SAGEConv
+
+from .fused import FusedGATConv, FusedTransformerConv
 
 from .roster import ALL_FAMILIES
 
@@ -40,6 +42,7 @@ class GCN(nn.Module):
     task_types = ALL_FAMILIES
     node_encoder = True
     sparse_input = True  # first op is a linear map: a sparse CSR x is used as is
+    sparse_adjacency = True  # normalised propagation as a CSR spmm
 
     def __init__(self, in_channels: int, hidden_channels: int, out_channels: int, dropout: float = 0.0):
         super().__init__()
@@ -71,13 +74,14 @@ class GAT(nn.Module):
     task_types = ALL_FAMILIES
     node_encoder = True
     sparse_input = True  # first op is a linear map: a sparse CSR x is used as is
+    sparse_adjacency = True  # attention sums as per-head spmm on a CSR adjacency (models/fused.py)
 
     def __init__(self, in_channels: int, hidden_channels: int, out_channels: int,
                  heads: int = 8, dropout: float = 0.6):
         super().__init__()
         self.dropout = dropout
-        self.conv1 = GATConv(in_channels, hidden_channels, heads=heads, dropout=dropout)
-        self.conv2 = GATConv(hidden_channels * heads, out_channels, heads=1, concat=False, dropout=dropout)
+        self.conv1 = FusedGATConv(in_channels, hidden_channels, heads=heads, dropout=dropout)
+        self.conv2 = FusedGATConv(hidden_channels * heads, out_channels, heads=1, concat=False, dropout=dropout)
 
     def reset_parameters(self) -> None:
         self.conv1.reset_parameters()
@@ -128,13 +132,14 @@ class GraphTransformer(nn.Module):
     task_types = ALL_FAMILIES
     node_encoder = True
     sparse_input = True  # first op is a linear map: a sparse CSR x is used as is
+    sparse_adjacency = True  # attention sums as per-head spmm on a CSR adjacency (models/fused.py)
 
     def __init__(self, in_channels: int, hidden_channels: int, out_channels: int,
                  heads: int = 4, dropout: float = 0.1):
         super().__init__()
         self.dropout = dropout
-        self.conv1 = TransformerConv(in_channels, hidden_channels, heads=heads, dropout=dropout)
-        self.conv2 = TransformerConv(hidden_channels * heads, out_channels, heads=1, concat=False, dropout=dropout)
+        self.conv1 = FusedTransformerConv(in_channels, hidden_channels, heads=heads, dropout=dropout)
+        self.conv2 = FusedTransformerConv(hidden_channels * heads, out_channels, heads=1, concat=False, dropout=dropout)
 
     def reset_parameters(self) -> None:
         self.conv1.reset_parameters()

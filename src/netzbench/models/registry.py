@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .. import TASK_TYPES
+from ..paths import repository_on_path
 from .roster import ALL_FAMILIES, BUILTIN_MODELS
 
 
@@ -100,8 +100,7 @@ def _import_ref(ref: str) -> type:
     module_name, sep, attr = ref.partition(":")
     if not sep or not module_name or not attr:
         raise ModelError(f"model reference {ref!r} must look like 'package.module:ClassName'")
-    if "" not in sys.path and "." not in sys.path:
-        sys.path.insert(0, "")  # the repository the stage runs in
+    repository_on_path()
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:

@@ -7,7 +7,9 @@ classes' own ``task_types``.
 
 from __future__ import annotations
 
-ALL_FAMILIES = frozenset({"node_cls", "graph_cls", "graph_reg", "link_pred"})
+from .. import TASK_TYPES
+
+ALL_FAMILIES = TASK_TYPES
 GRAPH_FAMILIES = frozenset({"graph_cls", "graph_reg"})
 
 #: name -> (module:class, families it serves)

@@ -477,19 +477,28 @@ def render_markdown(report: BenchmarkReport, params: dict, metrics: dict, *, can
     L += ["## 10. Compute cost", ""]
     cost = report.compute_cost()
     if cost["n_timed"]:
-        tot = cost["total_seconds"]
-        L.append(f"Total training time: **{_duration(tot)}** ({tot / 3600:.2f} h) summed over {cost['n_timed']} "
-                 "(task, model, seed) runs, as recorded per seed in the run records (cached seeds count the time of "
-                 "their original run). Seeds run in parallel worker processes, so the elapsed wall time of the "
-                 "pipeline was shorter.")
+        tot, wall = cost["total_seconds"], cost["wall_seconds"]
+        if wall:
+            L.append(f"Elapsed training wall time: **{_duration(wall)}** ({wall / 60:.1f} min): the time during "
+                     "which at least one seed was training, from the start and finish times in the run records "
+                     f"(first start to last finish: {_duration(cost['span_seconds'])}). Summed over the "
+                     f"{cost['n_timed']} (task, model, seed) runs, training took {_duration(tot)} "
+                     f"({tot / 3600:.2f} h): seeds ran in parallel worker processes, on average "
+                     f"{cost['parallelism']:.2f} at a time. Cached seeds count the time of their original run; "
+                     "data fetching and the report are not included.")
+        else:
+            L.append(f"Total training time: **{_duration(tot)}** ({tot / 3600:.2f} h) summed over "
+                     f"{cost['n_timed']} (task, model, seed) runs (no start/finish times recorded, so no elapsed "
+                     "time; seeds run in parallel, so the elapsed time was shorter).")
         L.append("")
-        rows = [[f"`{t}`", _duration(s), f"{s / tot:.1%}" if tot else "n/a"]
+        wt, wm = cost["wall_by_task"], cost["wall_by_model"]
+        rows = [[f"`{t}`", _duration(wt[t]) if t in wt else "n/a", _duration(s), f"{s / tot:.1%}" if tot else "n/a"]
                 for t, s in sorted(cost["by_task"].items(), key=lambda kv: -kv[1])]
-        L += _table(["task", "time", "share"], rows, "lrr")
+        L += _table(["task", "elapsed", "summed over seeds", "share of compute"], rows, "lrrr")
         L.append("")
-        rows = [[m, _duration(s), f"{s / tot:.1%}" if tot else "n/a"]
+        rows = [[m, _duration(wm[m]) if m in wm else "n/a", _duration(s), f"{s / tot:.1%}" if tot else "n/a"]
                 for m, s in sorted(cost["by_model"].items(), key=lambda kv: -kv[1])]
-        L += _table(["model", "time", "share"], rows, "lrr")
+        L += _table(["model", "elapsed", "summed over seeds", "share of compute"], rows, "lrrr")
     else:
         L.append("No per-seed timings recorded (the report was not built from run records).")
     L.append("")

@@ -39,7 +39,7 @@ def _cell_facts(record: dict, seeds: list[int]) -> dict:
         for key in ("reason", "error"):
             if key in e:
                 fact[key] = e[key]
-        for key in ("seconds", "num_params", "peak_rss_mb", "cached"):
+        for key in ("seconds", "started_at", "finished_at", "num_params", "peak_rss_mb", "cached"):
             if key in e:
                 fact[key] = e[key]
         if "epochs" in e:

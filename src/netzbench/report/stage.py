@@ -132,7 +132,8 @@ def headline_metrics(report: BenchmarkReport, candidate: str | None, roster: lis
         "missing": {f"{m['task']}/{m['model']}": m["status"] for m in missing_cells(report)},
         "unavailable_tasks": report.unavailable_tasks(),
         "tasks_without_results": report.tasks_without_results(),
-        "compute": {"total_seconds": round(cost["total_seconds"], 3), "n_timed_seeds": cost["n_timed"]},
+        "compute": {"total_seconds": round(cost["total_seconds"], 3), "n_timed_seeds": cost["n_timed"],
+                    "wall_seconds": None if cost["wall_seconds"] is None else round(cost["wall_seconds"], 3)},
         "options": report.options(),
     }
     if equivalence is not None:

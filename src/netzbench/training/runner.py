@@ -22,6 +22,7 @@ from ..catalog.data import data_hash, read_meta
 from ..catalog.table import get_task
 from ..models.registry import ModelError, builtin_families, resolve_model
 from ..params import workers as n_workers
+from ..paths import repository_on_path
 from .cache import SeedCache, canonical_json, seed_key, source_hash
 from .executor import run_jobs
 from .record import SCHEMA_VERSION, cell_status, software_versions, write_record
@@ -53,7 +54,7 @@ def resolve_hparams(params: dict, task_id: str, family: str) -> dict:
 #: train and candidate stages in dvc.yaml list the same paths as deps; the
 #: catalogue's entries, readers and fetch code are left out on purpose: they
 #: reach a result only through the processed data, which is hashed separately.
-TRAINING_CODE = ("models", "training", "catalog/data.py", "catalog/arrays.py", "catalog/loaders.py",
+TRAINING_CODE = ("models", "training", "catalog/data.py", "catalog/arrays.py", "catalog/loaders.py", "catalog/convert.py",
                  "catalog/synthetic.py", "catalog/generators.py")
 
 
@@ -62,8 +63,7 @@ def code_version(model_ref: str | None = None) -> str:
     paths = [PACKAGE_DIR / rel for rel in TRAINING_CODE if (PACKAGE_DIR / rel).exists()]
     if model_ref and ":" in model_ref:
         top = model_ref.split(":")[0].split(".")[0]
-        if "" not in sys.path:
-            sys.path.insert(0, "")
+        repository_on_path()
         spec = importlib.util.find_spec(top)
         if spec is not None and spec.origin:
             origin = Path(spec.origin)
@@ -108,13 +108,16 @@ class CellPlan:
                 best, trace = select_candidate(runs, self.record["headline_metric"], self.record["direction"])
                 for entry, c in zip(trace, self.grid):
                     entry["config"] = c
+                span = _time_span(runs)
                 if best is None:
                     per_seed[s] = {"status": "failed", "error": "every search candidate failed",
-                                   "seconds": sum(r.get("seconds", 0.0) for r in runs), "search": {"trace": trace}}
+                                   "seconds": sum(r.get("seconds", 0.0) for r in runs), "search": {"trace": trace},
+                                   **span}
                     continue
                 chosen = dict(runs[best])
                 chosen["search"] = {"selected": self.grid[best], "selected_index": best, "trace": trace}
                 chosen["seconds"] = sum(r.get("seconds", 0.0) for r in runs)  # the search's full cost
+                chosen.update(span)
                 per_seed[s] = chosen
         record = dict(self.record)
         record["seeds"] = {str(s): per_seed[s] for s in self.seeds}
@@ -122,6 +125,13 @@ class CellPlan:
         if self.reason:
             record["reason"] = self.reason
         return record
+
+
+def _time_span(runs: list[dict]) -> dict:
+    """First start and last finish over a seed's search candidates (when they were recorded)."""
+    starts = [r["started_at"] for r in runs if "started_at" in r]
+    ends = [r["finished_at"] for r in runs if "finished_at" in r]
+    return {"started_at": min(starts), "finished_at": max(ends)} if starts and ends else {}
 
 
 def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", model_args: dict | None = None,

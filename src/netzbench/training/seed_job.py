@@ -116,11 +116,19 @@ def failure(exc: BaseException, t0: float) -> dict:
 
 
 def run_seed(job: dict) -> dict:
-    """Train ``job['seed']`` and return ``{status, history, epochs, seconds, num_params, peak_rss_mb}``.
+    """Train ``job['seed']`` and return ``{status, history, epochs, seconds, num_params, peak_rss_mb,
+    started_at, finished_at}`` (the last two: Unix times, from which the report measures elapsed time).
 
     Any exception is caught and returned as ``{"status": "failed", "error": ...}``
     so one bad seed never stops the sweep.
     """
+    started = time.time()
+    result = _run_seed(job)
+    result["started_at"], result["finished_at"] = started, time.time()
+    return result
+
+
+def _run_seed(job: dict) -> dict:
     t0 = time.perf_counter()
     try:
         if job.get("cwd") and os.path.isdir(job["cwd"]):  # not on a remote Ray node
@@ -128,6 +136,9 @@ def run_seed(job: dict) -> dict:
         for entry in reversed(job.get("sys_path") or []):
             if entry not in sys.path:
                 sys.path.insert(0, entry)
+        from .executor import huge_page_allocations
+
+        huge_page_allocations()  # a Ray worker imports torch here first; a pool worker already has it
         import torch
 
         torch.set_num_threads(int(job["threads"]))

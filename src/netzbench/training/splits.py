@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..catalog.synthetic import rng_for
+
 
 def split_rng(seed: int, purpose: str) -> np.random.Generator:
-    import zlib
-
-    return np.random.default_rng(np.random.SeedSequence([int(seed), zlib.crc32(purpose.encode())]))
+    """The stream for ``purpose`` under run seed ``seed`` (the data generators' :func:`rng_for`)."""
+    return rng_for(purpose, seed)
 
 
 def stratified_node_split(y: np.ndarray, seed: int, frac=(0.5, 0.25, 0.25)) -> tuple[np.ndarray, ...]:
