@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from netzbench.report import BenchmarkReport
+from netzbench.report.core import union_length
 from netzbench.report.paper import compare_with_paper, load_paper_table
 
 SEEDS = list(range(6))
@@ -235,6 +236,47 @@ def test_compute_cost_splits():
     assert cost["total_seconds"] == pytest.approx(3 * 3 * 6 * 1.5) and cost["n_timed"] == 54
     assert cost["by_task"] == pytest.approx({t: 27.0 for t in ("t1", "t2", "t3")})
     assert cost["by_model"] == pytest.approx({m: 27.0 for m in "ABC"})
+
+
+def test_union_length_against_a_fine_grid():
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        starts = rng.uniform(0, 50, 8)
+        ivs = [(a, a + w) for a, w in zip(starts, rng.uniform(0, 10, 8))]
+        grid = np.linspace(0, 60, 600001)
+        covered = np.zeros_like(grid, dtype=bool)
+        for a, b in ivs:
+            covered |= (grid >= a) & (grid <= b)
+        assert union_length(ivs) == pytest.approx(covered.mean() * 60, abs=1e-3)
+    assert union_length([]) == 0.0
+    assert union_length([(0, 2), (1, 3), (5, 6)]) == pytest.approx(4.0)
+
+
+def test_compute_cost_elapsed_time_from_seed_intervals():
+    """Two workers: seeds overlap in pairs; cells run one after another with a pause between two invocations."""
+    rep = _flip_report()
+    t = 1000.0
+    for task in ("t1", "t2", "t3"):
+        for model in "ABC":
+            for i, s in enumerate(SEEDS):  # seeds two at a time, 1.5 s each
+                rep.cells[task][model]["seeds"][str(s)].update(started_at=t + (i // 2) * 1.5,
+                                                                finished_at=t + (i // 2) * 1.5 + 1.5)
+            t += (len(SEEDS) + 1) // 2 * 1.5
+        t += 100.0  # idle between invocations: not training time
+    cost = rep.compute_cost()
+    per_cell = (len(SEEDS) + 1) // 2 * 1.5
+    assert cost["wall_seconds"] == pytest.approx(9 * per_cell)
+    assert cost["span_seconds"] == pytest.approx(9 * per_cell + 200.0)
+    assert cost["wall_by_task"] == pytest.approx({t: 3 * per_cell for t in ("t1", "t2", "t3")})
+    assert cost["wall_by_model"] == pytest.approx({m: 3 * per_cell for m in "ABC"})
+    assert cost["wall_by_cell"]["t2"]["B"] == pytest.approx(per_cell)
+    assert cost["parallelism"] == pytest.approx(cost["total_seconds"] / cost["wall_seconds"])
+    assert 1.5 < cost["parallelism"] <= 2.0
+
+
+def test_compute_cost_without_intervals_has_no_elapsed_time():
+    cost = _flip_report().compute_cost()
+    assert cost["wall_seconds"] is None and cost["wall_by_task"] == {} and cost["parallelism"] is None
 
 
 def test_paper_table_and_comparison():

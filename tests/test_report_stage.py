@@ -1,6 +1,7 @@
 """The report stage writes every artefact from synthetic run records, with sane content."""
 
 import csv
+import itertools
 import json
 
 import numpy as np
@@ -27,11 +28,15 @@ OUTPUTS = ["metrics/report.json", "reports/benchmark.json", "reports/summary.csv
            "plots/learning_curves.png", "plots/dashboard.png", "plots/mean_ranks.csv", "plots/mean_ranks.png"]
 
 
+_CLOCK = itertools.count()
+
+
 def _seed_entry(v):
     curve = [v - 0.02 * (EPOCHS - 1 - e) for e in range(EPOCHS)]
+    start = 1.7e9 + 2.0 * next(_CLOCK)  # one seed after another, 2 s each
     return {"status": "ok", "epochs": list(range(1, EPOCHS + 1)),
             "history": {"train_loss": [1.0 / (e + 1) for e in range(EPOCHS)], "val_metric": curve, "test_metric": curve},
-            "seconds": 2.0, "num_params": 10, "peak_rss_mb": 1.0}
+            "seconds": 2.0, "num_params": 10, "peak_rss_mb": 1.0, "started_at": start, "finished_at": start + 2.0}
 
 
 def _record(task, family, metric, direction, model, seeds):
@@ -141,6 +146,12 @@ def test_stage_writes_every_file_with_sane_content(workdir):
 
     again = BenchmarkReport.from_json(workdir / "reports/benchmark.json")
     assert again.friedman()["chi2"] == pytest.approx(report["friedman"]["chi2"])
+    # elapsed time: the union of the ok seeds' intervals (sequential here, so their count x 2 s)
+    n_ok = sum(1 for t in (workdir / "metrics/runs").glob("*/*.json")
+               for e in json.loads(t.read_text())["seeds"].values() if "started_at" in e)
+    assert report["compute"]["wall_seconds"] == pytest.approx(2.0 * n_ok)
+    assert again.compute_cost()["wall_seconds"] == pytest.approx(2.0 * n_ok)
+    assert "Elapsed training wall time" in md
 
 
 def test_stage_params_drive_the_options(workdir):

@@ -41,8 +41,9 @@ PROTOCOL_NOTES = {
 TASK_NOTES = {
     "fb15k_237": ("this benchmark trains a DistMult head on fresh corrupted training triples every epoch, scores "
                   "validation/test against one fixed corruption per triple and uses the 2-d structural features "
-                  "[1, log(1 + degree)]; the paper describes 3-d log-degree features and a single-pass DistMult head "
-                  "(its Section 3.1)"),
+                  "[1, log(1 + degree)]; the encoders pass messages over the simple graph of the training triples "
+                  "(relation types ignored, both directions, parallel edges merged, self-loops dropped); the paper "
+                  "describes 3-d log-degree features and a single-pass DistMult head (its Section 3.1)"),
 }
 SYNTHETIC_NOTE = ("the graphs are produced by this repository's generator, not GraphNetz's, so the instances "
                   "(and possibly their size and density) differ")
