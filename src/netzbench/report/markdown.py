@@ -22,25 +22,11 @@ import statistics
 from typing import Any
 
 from .core import BenchmarkReport, metric_label
+from .formatting import number as _f
+from .formatting import p_value as _p
 from .paper import compare_with_paper, load_paper_table, protocol_notes
 
 NODE_ENCODERS = ("GCN", "GAT", "GraphSAGE", "GraphTransformer")
-
-
-def _f(v: Any, digits: int = 3) -> str:
-    if isinstance(v, float) and math.isinf(v):
-        return "∞" if v > 0 else "−∞"
-    if v is None or (isinstance(v, float) and not math.isfinite(v)):
-        return "n/a"
-    if isinstance(v, float):
-        return f"{v:.{digits}f}"
-    return str(v)
-
-
-def _p(p: Any) -> str:
-    if p is None or (isinstance(p, float) and not math.isfinite(p)):
-        return "n/a"
-    return f"{p:.3g}"
 
 
 def _table(headers: list[str], rows: list[list[Any]], align: str | None = None) -> list[str]:
@@ -491,14 +477,15 @@ def render_markdown(report: BenchmarkReport, params: dict, metrics: dict, *, can
                      f"{cost['n_timed']} (task, model, seed) runs (no start/finish times recorded, so no elapsed "
                      "time; seeds run in parallel, so the elapsed time was shorter).")
         L.append("")
-        wt, wm = cost["wall_by_task"], cost["wall_by_model"]
-        rows = [[f"`{t}`", _duration(wt[t]) if t in wt else "n/a", _duration(s), f"{s / tot:.1%}" if tot else "n/a"]
-                for t, s in sorted(cost["by_task"].items(), key=lambda kv: -kv[1])]
-        L += _table(["task", "elapsed", "summed over seeds", "share of compute"], rows, "lrrr")
-        L.append("")
-        rows = [[m, _duration(wm[m]) if m in wm else "n/a", _duration(s), f"{s / tot:.1%}" if tot else "n/a"]
-                for m, s in sorted(cost["by_model"].items(), key=lambda kv: -kv[1])]
-        L += _table(["model", "elapsed", "summed over seeds", "share of compute"], rows, "lrrr")
+
+        def cost_table(group: str, label: str) -> list[str]:
+            wall_by = cost[f"wall_by_{group}"]
+            rows = [[label.format(g), _duration(wall_by[g]) if g in wall_by else "n/a", _duration(s),
+                     f"{s / tot:.1%}" if tot else "n/a"]
+                    for g, s in sorted(cost[f"by_{group}"].items(), key=lambda kv: -kv[1])]
+            return _table([group, "elapsed", "summed over seeds", "share of compute"], rows, "lrrr")
+
+        L += cost_table("task", "`{}`") + [""] + cost_table("model", "{}")
     else:
         L.append("No per-seed timings recorded (the report was not built from run records).")
     L.append("")

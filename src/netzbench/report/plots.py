@@ -42,6 +42,8 @@ from matplotlib.patches import Rectangle
 from matplotlib.textpath import TextPath
 from matplotlib.transforms import blended_transform_factory
 
+from .formatting import p_value
+
 __all__ = [
     "OKABE_ITO",
     "model_colors",
@@ -130,13 +132,6 @@ def _text_width_in(text: str, size: float, weight: str = "normal") -> float:
         return 0.0
     tp = TextPath((0, 0), text, size=size, prop=FontProperties(size=size, weight=weight))
     return float(tp.get_extents().width) / 72.0
-
-
-def _fmt_p(p: float) -> str:
-    """p-value with 3 significant digits (never rounds 0.0496 up to 0.050)."""
-    if p is None or not np.isfinite(p):
-        return "n/a"
-    return f"{p:.3g}"
 
 
 def _fmt_signed(v: float) -> str:
@@ -413,7 +408,7 @@ def plot_critical_difference(
         if friedman is not None:
             chi2 = float(friedman["chi2"])
             pval = float(friedman["p_value"])
-            txt = f"Friedman χ² = {chi2:.2f}, p = {_fmt_p(pval)}"
+            txt = f"Friedman χ² = {chi2:.2f}, p = {p_value(pval)}"
             if friedman.get("n_tasks") is not None:
                 txt += f", N = {int(friedman['n_tasks'])} tasks"
             bottom_lines.append((txt, "friedman", {}))
@@ -885,7 +880,7 @@ def plot_pairwise_list(rows: Sequence[Mapping[str, Any]], alpha: float = 0.05, t
             p = float(r.get("p_holm", math.nan) if r.get("p_holm") is not None else math.nan)
             sig = r.get("significant")
             sig = bool(sig) if sig is not None else bool(np.isfinite(p) and p < alpha)
-            plabels.append(_fmt_p(p) + ("*" if sig else ""))
+            plabels.append(p_value(p) + ("*" if sig else ""))
             if not np.isfinite(d):
                 ax.text(0, y, "n/a", ha="center", va="center", fontsize=_FS_SMALL, color="#666666")
                 continue

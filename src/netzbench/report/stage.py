@@ -35,6 +35,7 @@ from typing import Any
 
 from ..training.record import write_json_atomic
 from .core import BenchmarkReport
+from .formatting import number, p_value
 
 SUMMARY_COLUMNS = ["task", "model", "metric", "direction", "mean", "std", "sem", "n_seeds", "lo", "hi",
                    "half_width", "ci", "ci_method", "status"]
@@ -52,20 +53,6 @@ def _num(v: Any) -> Any:
     if isinstance(v, float) and not math.isfinite(v):
         return None
     return v
-
-
-def _fmt(v: Any, digits: int = 3) -> str:
-    if v is None or (isinstance(v, float) and not math.isfinite(v)):
-        return "n/a"
-    if isinstance(v, float):
-        return f"{v:.{digits}f}"
-    return str(v)
-
-
-def _fmt_p(p: Any) -> str:
-    if p is None or (isinstance(p, float) and not math.isfinite(p)):
-        return "n/a"
-    return f"{p:.3g}"
 
 
 def _csv_value(v: Any) -> Any:
@@ -231,8 +218,8 @@ def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None, 
     if failed:
         echo(f"report: NO RESULTS for {len(failed)} task(s): {', '.join(failed)} (every run failed or is missing); "
              f"the ranks use the N = {fr['n_tasks']} tasks present")
-    echo(f"report: N = {fr['n_tasks']} tasks, k = {fr['k']} models, Friedman p = {_fmt_p(fr['p_value'])}, "
-         f"CD = {_fmt(fr['cd'])}; {len(missing_cells(report))} missing cell(s)")
+    echo(f"report: N = {fr['n_tasks']} tasks, k = {fr['k']} models, Friedman p = {p_value(fr['p_value'])}, "
+         f"CD = {number(fr['cd'])}; {len(missing_cells(report))} missing cell(s)")
     return metrics
 
 
