@@ -102,6 +102,8 @@ class TaskSpec:
 
 
 _PLANETOID_SUFFIXES = ("x", "tx", "allx", "y", "ty", "ally", "graph", "test.index")
+#: where the Planetoid files (Cora, CiteSeer, PubMed) are published
+PLANETOID_URL = "https://github.com/kimiyoung/planetoid/raw/master/data/{file}"
 
 _CORA_SHA = {
     "x": "23cfa55d91c6f624233f5eb7b6e3f141f1bd2b2ae39608a63cf5d084bb27baab",
@@ -123,7 +125,8 @@ _MUTAG_SHA = {
 }
 
 
-def _planetoid(name: str, sha: dict[str, str]) -> tuple[RawFile, ...]:
+def planetoid_files(name: str, sha: dict[str, str]) -> tuple[RawFile, ...]:
+    """The eight raw files ``ind.<name>.*`` of a Planetoid dataset, under ``raw/`` in a mirror folder."""
     return tuple(
         RawFile(f"ind.{name}.{s}", f"raw/ind.{name}.{s}", sha.get(s)) for s in _PLANETOID_SUFFIXES
     )
@@ -207,8 +210,7 @@ add_dataset(Dataset(
     license="MIT (kimiyoung/planetoid)",
     citation="Sen et al. 2008; Yang, Cohen, Salakhutdinov 2016 (Planetoid split)",
     processor="netzbench.catalog.loaders:planetoid",
-    sources=(Source("files", "https://github.com/kimiyoung/planetoid/raw/master/data/{file}", "planetoid",
-                    _planetoid("cora", _CORA_SHA)),),
+    sources=(Source("files", PLANETOID_URL, "planetoid", planetoid_files("cora", _CORA_SHA)),),
     mirror="cora",
 ))
 add_dataset(Dataset(

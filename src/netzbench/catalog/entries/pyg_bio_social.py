@@ -14,11 +14,9 @@ has them is used like any other.
 
 from __future__ import annotations
 
-from ..table import Dataset, RawFile, Source, TaskSpec, add_dataset, add_task
+from ..table import PLANETOID_URL, Dataset, RawFile, Source, TaskSpec, add_dataset, add_task, planetoid_files
 
 _R = "netzbench.catalog.readers.pyg_datasets"
-_PLANETOID_SUFFIXES = ("x", "tx", "allx", "y", "ty", "ally", "graph", "test.index")
-_PLANETOID_URL = "https://github.com/kimiyoung/planetoid/raw/master/data/{file}"
 _HETERO_URL = "https://github.com/yandex-research/heterophilous-graphs/raw/main/data/{file}"
 _OGB_LICENSE_MOL = "MIT (OGB; molecules from MoleculeNet)"
 _OGB_CITE = "Hu et al. 2020, Open Graph Benchmark: Datasets for Machine Learning on Graphs"
@@ -28,10 +26,6 @@ def _raw(names, sha: dict | None = None) -> tuple[RawFile, ...]:
     """Raw files kept under ``raw/`` in a mirror folder."""
     sha = sha or {}
     return tuple(RawFile(n, f"raw/{n}", sha.get(n)) for n in names)
-
-
-def _planetoid(name: str, sha: dict[str, str]) -> tuple[RawFile, ...]:
-    return tuple(RawFile(f"ind.{name}.{s}", f"raw/ind.{name}.{s}", sha.get(s)) for s in _PLANETOID_SUFFIXES)
 
 
 def _ogb(names) -> tuple[RawFile, ...]:
@@ -217,7 +211,7 @@ add_dataset(Dataset(
     license="MIT (kimiyoung/planetoid)",
     citation="Giles et al. 1998; Sen et al. 2008; Yang, Cohen, Salakhutdinov 2016 (Planetoid split)",
     processor="netzbench.catalog.loaders:planetoid",
-    sources=(Source("files", _PLANETOID_URL, "planetoid", _planetoid("citeseer", _CITESEER_SHA)),),
+    sources=(Source("files", PLANETOID_URL, "planetoid", planetoid_files("citeseer", _CITESEER_SHA)),),
     mirror="citeseer",
 ))
 add_dataset(Dataset(
@@ -233,7 +227,7 @@ add_dataset(Dataset(
     license="MIT (kimiyoung/planetoid)",
     citation="Namata et al. 2012; Yang, Cohen, Salakhutdinov 2016 (Planetoid split)",
     processor="netzbench.catalog.loaders:planetoid",
-    sources=(Source("files", _PLANETOID_URL, "planetoid", _planetoid("pubmed", _PUBMED_SHA)),),
+    sources=(Source("files", PLANETOID_URL, "planetoid", planetoid_files("pubmed", _PUBMED_SHA)),),
     mirror="pubmed",
 ))
 add_dataset(Dataset(
