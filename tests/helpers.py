@@ -15,3 +15,14 @@ def make_params(**overrides) -> dict:
             "train": {"epochs": {"random_tsp": 3, "ising_lattice": 3, "karate": 3, "cora": 3, "mutag": 3}},
             "exec": {"workers": 1}}
     return validate(_merge(_merge(DEFAULTS, base), overrides))
+
+
+def write_package(root: Path, name: str, modules: dict[str, str]) -> Path:
+    """A throwaway importable package ``root/name``: an empty ``__init__.py`` and ``modules``
+    (module name -> source). ``root`` must be on ``sys.path`` for it to import."""
+    package = root / name
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for module, source in modules.items():
+        (package / f"{module}.py").write_text(source)
+    return package

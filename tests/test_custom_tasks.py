@@ -12,6 +12,8 @@ from netzbench.catalog.table import DATASETS, TASKS
 from netzbench.cli import main
 from netzbench.params import ParamsError, load_params
 
+from helpers import write_package
+
 LOADERS = textwrap.dedent("""
     import torch
     from torch_geometric.data import Data
@@ -36,9 +38,7 @@ LOADERS = textwrap.dedent("""
 def project(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
-    (tmp_path / "mydata").mkdir()
-    (tmp_path / "mydata" / "__init__.py").write_text("")
-    (tmp_path / "mydata" / "loaders.py").write_text(LOADERS)
+    write_package(tmp_path, "mydata", {"loaders": LOADERS})
     params = {
         "tasks": ["my_ring", "my_random"], "models": ["GCN"], "seeds": [0, 1],
         "custom_tasks": {"my_ring": {"loader": "mydata.loaders:ring", "family": "node_cls", "epochs": 30},

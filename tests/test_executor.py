@@ -8,7 +8,7 @@ from netzbench.catalog.data import fetch_task
 from netzbench.params import ParamsError
 from netzbench.training.runner import train_cell
 
-from helpers import make_params
+from helpers import make_params, write_package
 
 MODELS = textwrap.dedent("""
     import os
@@ -44,9 +44,7 @@ MODELS = textwrap.dedent("""
 def workdir(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
-    (tmp_path / "lab").mkdir()
-    (tmp_path / "lab" / "__init__.py").write_text("")
-    (tmp_path / "lab" / "models.py").write_text(MODELS)
+    write_package(tmp_path, "lab", {"models": MODELS})
     fetch_task("random_tsp", make_params(), "data", echo=lambda m: None)
     return tmp_path
 

@@ -11,7 +11,7 @@ from netzbench.catalog.data import fetch_task
 from netzbench.training.record import read_record, validate_record
 from netzbench.training.runner import train_cell
 
-from helpers import REPO, make_params
+from helpers import REPO, make_params, write_package
 
 
 @pytest.fixture
@@ -80,9 +80,7 @@ def test_record_contents(workdir):
 
 
 def test_failing_seed_is_recorded_not_raised(workdir):
-    (workdir / "badpkg").mkdir()
-    (workdir / "badpkg" / "__init__.py").write_text("")
-    (workdir / "badpkg" / "models.py").write_text(textwrap.dedent("""
+    write_package(workdir, "badpkg", {"models": textwrap.dedent("""
         import torch
         class Exploding(torch.nn.Module):
             task_types = {"link_pred"}
@@ -92,7 +90,7 @@ def test_failing_seed_is_recorded_not_raised(workdir):
                 self.lin = torch.nn.Linear(i, o)
             def forward(self, x, edge_index):
                 raise RuntimeError("boom in forward")
-    """))
+    """)})
     p = make_params(tasks=["random_tsp"], seeds=[0, 1])
     _fetch("random_tsp", p)
     rec = train_cell("random_tsp", "badpkg.models:Exploding", p, "f.json", role="candidate",
