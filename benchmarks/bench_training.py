@@ -41,9 +41,9 @@ MODELS = ["GCN", "GAT", "GraphSAGE", "GraphTransformer", "GIN"]
 
 
 def params_for(seeds, epochs, workers, threads=1, models=MODELS, tasks=TASKS):
-    from netzbench.params import DEFAULTS, _merge, validate
+    from netzbench.params import DEFAULTS, merge, validate
 
-    return validate(_merge(DEFAULTS, {
+    return validate(merge(DEFAULTS, {
         "tasks": list(tasks), "models": list(models), "seeds": list(seeds),
         "train": {"epochs": {t: epochs or e for t, e in tasks.items()}},
         "exec": {"workers": workers, "threads": threads, "device": "cpu"},
@@ -52,7 +52,7 @@ def params_for(seeds, epochs, workers, threads=1, models=MODELS, tasks=TASKS):
 
 def run_cells(params, cache_dir: Path, cells):
     """Train ``cells`` with a fresh per-seed cache; return wall seconds and the records."""
-    from netzbench.training.runner import train_cell
+    from netzbench.run.execute import train_cell
 
     os.environ["NETZBENCH_CACHE_DIR"] = str(cache_dir)
     shutil.rmtree(cache_dir, ignore_errors=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from netzbench.params import DEFAULTS, _merge, validate
+from netzbench.params import DEFAULTS, merge, validate
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -14,7 +14,7 @@ def make_params(**overrides) -> dict:
     base = {"tasks": ["random_tsp"], "models": ["GCN"], "seeds": [0, 1],
             "train": {"epochs": {"random_tsp": 3, "ising_lattice": 3, "karate": 3, "cora": 3, "mutag": 3}},
             "exec": {"workers": 1}}
-    return validate(_merge(_merge(DEFAULTS, base), overrides))
+    return validate(merge(merge(DEFAULTS, base), overrides))
 
 
 def write_package(root: Path, name: str, modules: dict[str, str]) -> Path:

@@ -113,3 +113,63 @@ def test_failing_seed_is_recorded(tmp_path):
     assert cell["status"] == "failed" and "nope" in cell["seeds"]["0"]["error"]
     assert rep.histories["karate_custom"]["Broken"] == [None, None]
     assert netzbench.TASK_TYPES == {"node_cls", "graph_cls", "graph_reg", "link_pred"}
+
+
+def test_api_and_cli_give_the_same_histories(tmp_path, monkeypatch):
+    """run_benchmark goes through the pipeline's plan -> executor -> record path: the histories of the
+    same cells equal those of `netzbench fetch/train` (worker processes) seed for seed, bit for bit."""
+    import yaml
+    from click.testing import CliRunner
+
+    from netzbench.cli import main
+    from netzbench.records import read_record, seed_history
+
+    cli_dir = tmp_path / "cli"
+    cli_dir.mkdir()
+    monkeypatch.chdir(cli_dir)
+    monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path / "cli-cache"))
+    tasks, models, seeds = ["karate", "random_tsp", "synthetic_triangles"], ["GCN", "GraphSAGE"], [0, 1]
+    (cli_dir / "params.yaml").write_text(yaml.safe_dump({
+        "tasks": tasks, "models": models, "seeds": seeds, "exec": {"workers": 2},
+        "train": {"epochs": {t: 3 for t in tasks}}}))
+    runner = CliRunner()
+    for task in tasks:
+        assert runner.invoke(main, ["fetch", task]).exit_code == 0
+        for model in models:
+            out = runner.invoke(main, ["train", task, model])
+            assert out.exit_code == 0, out.output
+    monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path / "api-cache"))  # nothing cached for the API
+    rep = run_benchmark(models={m: m for m in models}, tasks=tasks, seeds=seeds, epochs=3,
+                        data_root=tmp_path / "api-data", progress=False)
+    for task in tasks:
+        for model in models:
+            record = read_record(cli_dir / "metrics/runs" / task / f"{model}.json")
+            assert record["status"] == "ok" and rep.cells[task][model]["status"] == "ok"
+            for i, seed in enumerate(seeds):
+                assert not rep.cells[task][model]["seeds"][str(seed)].get("cached")
+                api, cli = rep.histories[task][model][i], seed_history(record["seeds"][str(seed)])
+                assert api.keys() == cli.keys()
+                for series in cli:
+                    np.testing.assert_array_equal(api[series], cli[series], err_msg=f"{task}/{model}/{seed}")
+    assert rep.task_info["synthetic_triangles"].direction == "lower"
+    assert rep.task_info["karate"].category == "social"
+
+
+def test_api_validates_like_the_pipeline(tmp_path):
+    from netzbench.errors import ParamsError
+
+    for bad in ({"epochs": 0}, {"epochs": -3}, {"hidden_channels": 0}, {"lr": {"node_cls": (0.0, 0.0)}}):
+        with pytest.raises(ParamsError):
+            run_benchmark(models={"GCN": "GCN"}, tasks=[_karate_task()], seeds=[0], data_root=tmp_path,
+                          progress=False, **bad)
+
+
+def test_api_reuses_cached_seeds_of_models_named_by_reference(tmp_path):
+    first = run_benchmark(models={"GCN": "GCN"}, tasks=["random_tsp"], seeds=[0], epochs=2, data_root=tmp_path,
+                          progress=False)
+    again = run_benchmark(models={"GCN": "GCN", "inline": (GCN, "link_pred", multi_task_factory(GCN))},
+                          tasks=["random_tsp"], seeds=[0], epochs=2, data_root=tmp_path, progress=False)
+    assert again.cells["random_tsp"]["GCN"]["seeds"]["0"]["cached"] is True
+    assert again.histories["random_tsp"]["GCN"] == first.histories["random_tsp"]["GCN"]
+    inline = again.cells["random_tsp"]["inline"]["seeds"]["0"]
+    assert inline["status"] == "ok" and not inline.get("cached")  # code given in memory: never cached

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 from netzbench.catalog import data as catdata
+from netzbench.graphs import layout
+from netzbench.paths import cache_root
 from netzbench.catalog.fetch import (ChecksumMismatch, DatasetUnavailable, UnsafeArchive, obtain_raw,
                                      safe_extract, sha256_file)
 from netzbench.catalog.table import DATASETS, TASKS, RawFile, Source, TaskSpec, get_task, UnknownTaskError
@@ -26,20 +28,20 @@ def test_cora_from_mirror_matches_manifest_and_planetoid_split(tmp_path, mirror)
     assert meta["status"] == "ok"
     assert meta["counts"]["num_nodes"] == 2708
     assert meta["counts"]["num_edges"] == 10556 // 2  # manifest counts directed edges; we count pairs
-    arrays = catdata.load_arrays_for_seed(tmp_path / "data" / "cora", 0)
+    arrays = layout.task_arrays(tmp_path / "data" / "cora", 0)
     assert arrays["train_mask"].sum() == 140 and arrays["val_mask"].sum() == 500 and arrays["test_mask"].sum() == 1000
     assert arrays["x"].shape == (2708, 1433)
     assert set(meta["raw_sha256"]) == {f"ind.cora.{s}" for s in ("x", "tx", "allx", "y", "ty", "ally", "graph", "test.index")}
     # where the bytes came from is logged outside the DVC output
     assert "mirror" not in json.dumps(meta)
-    log = Path(catdata.cache_root()) / "logs" / "fetch.jsonl"
+    log = Path(cache_root()) / "logs" / "fetch.jsonl"
     assert "mirror:" in log.read_text()
 
 
 def test_mutag_collection(tmp_path, mirror):
     meta = fetch("mutag", tmp_path)
     assert meta["counts"]["num_graphs"] == 188
-    arrays = catdata.load_arrays_for_seed(tmp_path / "data" / "mutag", 0)
+    arrays = layout.task_arrays(tmp_path / "data" / "mutag", 0)
     assert len(arrays["node_ptr"]) == 189 and arrays["node_ptr"][-1] == arrays["x"].shape[0]
     assert sorted(np.unique(arrays["y"])) == [0, 1]
 
@@ -47,7 +49,7 @@ def test_mutag_collection(tmp_path, mirror):
 def test_processing_is_byte_identical_from_mirror_and_from_url(tmp_path, mirror, monkeypatch):
     """Same raw bytes -> same data/<task>/, whatever the source (file:// exercises the real downloader)."""
     fetch("cora", tmp_path)
-    first = catdata.data_hash(tmp_path / "data" / "cora")
+    first = layout.data_hash(tmp_path / "data" / "cora")
     cora = DATASETS["cora"]
     src = cora.sources[0]
     url_src = dataclasses.replace(src, url=(mirror / "cora" / "raw").as_uri() + "/{file}",
@@ -57,7 +59,7 @@ def test_processing_is_byte_identical_from_mirror_and_from_url(tmp_path, mirror,
     monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path / "other-cache"))
     meta = catdata.fetch_task("cora", make_params(), tmp_path / "data2", echo=lambda m: None)
     assert meta["status"] == "ok"
-    assert catdata.data_hash(tmp_path / "data2" / "cora") == first
+    assert layout.data_hash(tmp_path / "data2" / "cora") == first
     assert (tmp_path / "data2" / "cora" / "graph.npz").read_bytes() == (tmp_path / "data" / "cora" / "graph.npz").read_bytes()
     log = (tmp_path / "other-cache" / "logs" / "fetch.jsonl").read_text()
     assert "url:file://" in log
@@ -84,7 +86,7 @@ def test_checksum_mismatch_fails_loudly_and_leaves_nothing(tmp_path, monkeypatch
     assert "edges.txt" in msg and "0" * 64 in msg and sha256_file(mirror / "fake" / "edges.txt") in msg
     assert not (tmp_path / "data" / "fake").exists()
     assert not list((tmp_path / "data").glob(".fake*"))  # no half-written output
-    raw_dir = Path(catdata.cache_root()) / "downloads" / "fake" / "raw"
+    raw_dir = Path(cache_root()) / "downloads" / "fake" / "raw"
     assert not any(raw_dir.iterdir())  # the bad file was not kept
     # a mismatch fails whatever on_missing says
     with pytest.raises(ChecksumMismatch):
@@ -100,8 +102,8 @@ def test_unavailable_is_recorded_with_skip_and_fatal_with_fail(tmp_path, monkeyp
     with pytest.raises(DatasetUnavailable) as err:
         fetch("fake", tmp_path, data={"on_missing": "fail"})
     assert "fake" in str(err.value) and "NETZBENCH_MIRROR" in str(err.value)
-    with pytest.raises(catdata.TaskUnavailable):
-        catdata.load_arrays_for_seed(tmp_path / "data" / "fake", 0)
+    with pytest.raises(layout.TaskUnavailable):
+        layout.task_arrays(tmp_path / "data" / "fake", 0)
 
 
 def test_unreachable_url_is_unavailable_naming_the_url(tmp_path, monkeypatch):
@@ -159,15 +161,15 @@ def test_synthetic_instances_are_a_function_of_the_seed(tmp_path):
     meta = fetch("random_tsp", tmp_path)
     assert meta["synthetic"] and meta["generator_params"]["num_nodes"] == 200
     d = tmp_path / "data" / "random_tsp"
-    a0 = catdata.load_arrays_for_seed(d, 0)
-    assert np.array_equal(a0["edge_index"], catdata.load_arrays_for_seed(d, 0)["edge_index"])
-    a1 = catdata.load_arrays_for_seed(d, 1)
+    a0 = layout.task_arrays(d, 0)
+    assert np.array_equal(a0["edge_index"], layout.task_arrays(d, 0)["edge_index"])
+    a1 = layout.task_arrays(d, 1)
     assert not np.array_equal(a0["x"], a1["x"])
     # the tour is a Hamiltonian cycle: every city has degree >= 2 in the graph
     deg = np.bincount(a0["edge_index"].reshape(-1), minlength=200)
     assert deg.min() >= 2
     fetch("ising_lattice", tmp_path)
-    ising = catdata.load_arrays_for_seed(tmp_path / "data" / "ising_lattice", 3)
+    ising = layout.task_arrays(tmp_path / "data" / "ising_lattice", 3)
     assert ising["edge_index"].shape[1] == 2 * 20 * 20  # periodic square lattice
     assert set(np.unique(ising["x"])) <= {-1.0, 1.0}
 
@@ -175,7 +177,7 @@ def test_synthetic_instances_are_a_function_of_the_seed(tmp_path):
 def test_karate_is_builtin(tmp_path):
     meta = fetch("karate", tmp_path)
     assert meta["counts"] == {"num_nodes": 34, "num_edges": 78, "num_features": 34, "num_classes": 4}
-    arrays = catdata.load_arrays_for_seed(tmp_path / "data" / "karate", 0)
+    arrays = layout.task_arrays(tmp_path / "data" / "karate", 0)
     assert "train_mask" not in arrays  # replaced by the per-seed stratified split
 
 

@@ -14,10 +14,13 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from netzbench.catalog import generators as G
-from netzbench.catalog.data import fetch_task, import_object, load_arrays_for_seed
+import netzbench.catalog
+from netzbench.synthetic import optimisation, routing, triangles
+from netzbench.catalog.data import fetch_task
+from netzbench.graphs.layout import task_arrays
+from netzbench.paths import import_ref
 from netzbench.catalog.table import DATASETS, TASKS
-from netzbench.params import DEFAULTS, _merge
+from netzbench.params import DEFAULTS, merge
 
 LINK = ("vrp", "max_flow", "bipartite_matching", "graph_coloring", "max_cut")
 ALL = LINK + ("synthetic_triangles",)
@@ -25,7 +28,7 @@ ALL = LINK + ("synthetic_triangles",)
 
 def _gen(name: str, seed: int):
     ds = DATASETS[name]
-    return import_object(ds.processor)(seed, **ds.generator_params)
+    return import_ref(ds.processor)(seed, **ds.generator_params)
 
 
 def _same(a: dict, b: dict) -> bool:
@@ -44,7 +47,7 @@ def test_entries_are_synthetic_seed_aware_and_registered():
     for name in ALL:
         ds, task = DATASETS[name], TASKS[name]
         assert ds.synthetic and ds.category == "combinatorial" and ds.generator_params
-        assert ds.processor == f"netzbench.catalog.generators:{name}" and task.seed_aware
+        assert ds.processor.startswith("netzbench.synthetic.") and ds.processor.endswith(f":{name}") and task.seed_aware
     for name in LINK:
         assert DATASETS[name].families == ("link_pred",) and DATASETS[name].in_paper
         assert (TASKS[name].family, TASKS[name].split) == ("link_pred", "random_edge_80_10_10")
@@ -55,7 +58,7 @@ def test_entries_are_synthetic_seed_aware_and_registered():
 
 
 def test_entry_module_is_import_light():
-    src = Path(G.__file__).parent / "entries" / "combinatorial.py"
+    src = Path(netzbench.catalog.__file__).parent / "entries" / "combinatorial.py"
     top = [n for n in ast.parse(src.read_text()).body if isinstance(n, (ast.Import, ast.ImportFrom))]
     mods = {a.name for n in top for a in n.names} | {getattr(n, "module", None) or "" for n in top}
     assert not any(m.split(".")[0] in ("torch", "torch_geometric", "networkx") for m in mods)
@@ -86,9 +89,9 @@ def test_link_layout(name):
 
 def test_synthetic_task_stores_meta_and_generates_per_seed(tmp_path, monkeypatch):
     monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path / "cache"))
-    meta = fetch_task("max_cut", _merge(DEFAULTS, {}), data_root=tmp_path / "data", echo=lambda *a: None)
+    meta = fetch_task("max_cut", merge(DEFAULTS, {}), data_root=tmp_path / "data", echo=lambda *a: None)
     assert meta["synthetic"] and [p.name for p in (tmp_path / "data" / "max_cut").iterdir()] == ["meta.json"]
-    arrays = load_arrays_for_seed(tmp_path / "data" / "max_cut", 4)
+    arrays = task_arrays(tmp_path / "data" / "max_cut", 4)
     assert _same(arrays, _gen("max_cut", 4)[0])
 
 
@@ -98,8 +101,8 @@ def test_synthetic_task_stores_meta_and_generates_per_seed(tmp_path, monkeypatch
 @pytest.mark.parametrize("seed", [0, 1])
 def test_vrp_routes_visit_every_customer_once_within_capacity(seed):
     params = DATASETS["vrp"].generator_params
-    inst = G.vrp_instance(seed, **params)
-    a, _ = G.vrp(seed, **params)
+    inst = routing.vrp_instance(seed, **params)
+    a, _ = routing.vrp(seed, **params)
     n = params["num_customers"] + 1
     visits = sorted(c for r in inst["routes"] for c in r)
     assert visits == list(range(1, n))  # every customer exactly once, depot never inside a route
@@ -116,7 +119,7 @@ def test_vrp_routes_visit_every_customer_once_within_capacity(seed):
 @pytest.mark.parametrize("seed", [0, 5])
 def test_max_flow_is_feasible_and_maximum(seed):
     params = DATASETS["max_flow"].generator_params
-    inst = G.max_flow_instance(seed, **params)
+    inst = optimisation.max_flow_instance(seed, **params)
     cap, flow, s, t = inst["capacity"], inst["flow"], inst["source"], inst["sink"]
     assert np.array_equal(flow, -flow.T)  # skew-symmetric net flow
     u, v = np.nonzero(flow > 0)
@@ -129,7 +132,7 @@ def test_max_flow_is_feasible_and_maximum(seed):
     for a_, b_ in zip(*np.nonzero(cap)):
         g.add_edge(int(a_), int(b_), capacity=int(cap[a_, b_]))
     assert inst["value"] == nx.maximum_flow_value(g, s, t) > 0
-    arrays, _ = G.max_flow(seed, **params)
+    arrays, _ = optimisation.max_flow(seed, **params)
     assert {tuple(sorted((int(a_), int(b_)))) for a_, b_ in zip(u, v)} <= _pairs(arrays)
     assert arrays["x"][s, 2] == 1 and arrays["x"][t, 3] == 1 and arrays["x"][:, 2:4].sum() == 2
 
@@ -137,7 +140,7 @@ def test_max_flow_is_feasible_and_maximum(seed):
 @pytest.mark.parametrize("seed", [0, 3])
 def test_bipartite_matching_is_a_valid_maximum_matching(seed):
     params = DATASETS["bipartite_matching"].generator_params
-    inst = G.bipartite_matching_instance(seed, **params)
+    inst = optimisation.bipartite_matching_instance(seed, **params)
     left_n = params["num_left"]
     m = inst["matching"]
     edges = {(int(a), int(b)) for a, b in inst["edges"]}
@@ -151,7 +154,7 @@ def test_bipartite_matching_is_a_valid_maximum_matching(seed):
     assert len(m) == len(ref) // 2  # maximum
     others = len(edges) - len(m)
     assert len(inst["candidates"]) == round(params["candidate_share"] * others)
-    arrays, _ = G.bipartite_matching(seed, **params)
+    arrays, _ = optimisation.bipartite_matching(seed, **params)
     pairs = _pairs(arrays)
     assert {(a, b + left_n) for a, b in m} <= pairs and len(pairs) == len(m) + len(inst["candidates"])
     assert all(a < left_n <= b for a, b in pairs)  # every edge crosses the sides
@@ -161,12 +164,12 @@ def test_bipartite_matching_is_a_valid_maximum_matching(seed):
 @pytest.mark.parametrize("seed", [0, 4])
 def test_graph_coloring_is_proper_and_one_hot(seed):
     params = DATASETS["graph_coloring"].generator_params
-    inst = G.graph_coloring_instance(seed, **params)
+    inst = optimisation.graph_coloring_instance(seed, **params)
     adj, col = inst["adjacency"], inst["colors"]
     u, v = np.nonzero(np.triu(adj, 1))
     assert np.all(col[u] != col[v])  # proper: same-colour pairs are never edges
     assert col.max() + 1 <= adj.sum(1).max() + 1
-    arrays, _ = G.graph_coloring(seed, **params)
+    arrays, _ = optimisation.graph_coloring(seed, **params)
     assert _pairs(arrays) == {(int(a), int(b)) for a, b in zip(u, v)}  # the graph itself
     assert np.array_equal(arrays["x"].argmax(1), col) and np.all(arrays["x"].sum(1) == 1)
     assert arrays["x"].shape[1] == params["max_colors"]
@@ -175,15 +178,15 @@ def test_graph_coloring_is_proper_and_one_hot(seed):
 def test_dsatur_colours_bipartite_and_odd_cycle_optimally():
     even = nx.to_numpy_array(nx.cycle_graph(8), dtype=bool)
     odd = nx.to_numpy_array(nx.cycle_graph(7), dtype=bool)
-    assert G.dsatur(even).max() + 1 == 2 and G.dsatur(odd).max() + 1 == 3
+    assert optimisation.dsatur(even).max() + 1 == 2 and optimisation.dsatur(odd).max() + 1 == 3
 
 
 @pytest.mark.parametrize("seed", [0, 2])
 def test_max_cut_edges_cross_a_locally_optimal_partition(seed):
     params = DATASETS["max_cut"].generator_params
-    inst = G.max_cut_instance(seed, **params)
+    inst = optimisation.max_cut_instance(seed, **params)
     adj, side = inst["adjacency"], inst["side"]
-    arrays, _ = G.max_cut(seed, **params)
+    arrays, _ = optimisation.max_cut(seed, **params)
     pairs = _pairs(arrays)
     assert all(adj[a, b] and side[a] != side[b] for a, b in pairs)  # cut edges of the graph
     u, v = np.nonzero(np.triu(adj, 1))
@@ -220,7 +223,7 @@ def test_synthetic_triangles_labels_match_networkx():
 
 def test_watts_strogatz_keeps_edge_count_and_ring_without_rewiring():
     rng = np.random.default_rng(0)
-    ring = G.watts_strogatz(rng, 12, 4, 0.0)
+    ring = triangles.watts_strogatz(rng, 12, 4, 0.0)
     assert np.array_equal(ring, nx.to_numpy_array(nx.watts_strogatz_graph(12, 4, 0.0), dtype=bool))
-    rewired = G.watts_strogatz(rng, 12, 4, 0.5)
+    rewired = triangles.watts_strogatz(rng, 12, 4, 0.5)
     assert rewired.sum() == ring.sum() and not np.any(np.diag(rewired)) and np.array_equal(rewired, rewired.T)

@@ -24,9 +24,10 @@ import pytest
 
 import netzbench.params as P
 from netzbench.catalog import fetch
-from netzbench.catalog.arrays import load_arrays
+from netzbench.graphs.layout import load_arrays
 from netzbench.catalog.data import fetch_task
-from netzbench.catalog.loaders import undirected_pairs
+from netzbench.graphs.edges import undirected_pairs
+from netzbench.catalog.readers import network_formats as F
 from netzbench.catalog.readers import networks as N
 from netzbench.catalog.table import DATASETS, TASKS
 
@@ -47,7 +48,7 @@ PAPER_IDS = {
 
 
 def _params() -> dict:
-    return P._merge(P.DEFAULTS, {})
+    return P.merge(P.DEFAULTS, {})
 
 
 def _fetch(task: str, tmp_path: Path, monkeypatch, root: str = "data") -> tuple[dict, dict, Path]:
@@ -189,17 +190,17 @@ def test_mirror_counts_and_determinism(task, mirror, tmp_path, monkeypatch):
 @pytest.mark.mirror
 def test_mirror_alternative_gml_exports_agree(mirror):
     # Newman's power.gml and Netzschleuder's GML export: the same graph, same numbering
-    a, _ = N.simple_graph(N.read_gml(mirror / "power_grid/power.gml"), False)
-    b, _ = N.simple_graph(N.read_gml(mirror / "power_grid/us_power_grid.gml"), False)
+    a, _ = N.simple_bundle(F.read_gml(mirror / "power_grid/power.gml"), False)
+    b, _ = N.simple_bundle(F.read_gml(mirror / "power_grid/us_power_grid.gml"), False)
     assert np.array_equal(a["edge_index"], b["edge_index"])
     # facebook: Netzschleuder export vs upstream original: the same graph, renumbered
-    a, ca = N.simple_graph(N.read_gml(mirror / "facebook_friends/Facebook_fiends.gml"), False)
-    b, cb = N.simple_graph(N.read_gml(mirror / "facebook_friends/bfmaier_anonymized_fb_network.gml"), False)
+    a, ca = N.simple_bundle(F.read_gml(mirror / "facebook_friends/Facebook_fiends.gml"), False)
+    b, cb = N.simple_bundle(F.read_gml(mirror / "facebook_friends/bfmaier_anonymized_fb_network.gml"), False)
     assert ca == cb
     assert sorted(np.bincount(a["edge_index"].ravel())) == sorted(np.bincount(b["edge_index"].ravel()))
     # the train edge file read as KONECT and as a plain edge list
-    k, _ = N.simple_graph(N.read_konect(mirror / "train_terrorists/train-data.txt"), False)
-    e, _ = N.simple_graph(N.read_edgelist(mirror / "train_terrorists/train-data.txt"), False)
+    k, _ = N.simple_bundle(F.read_konect(mirror / "train_terrorists/train-data.txt"), False)
+    e, _ = N.simple_bundle(F.read_edgelist(mirror / "train_terrorists/train-data.txt"), False)
     assert np.array_equal(k["edge_index"], e["edge_index"])
 
 
@@ -268,7 +269,7 @@ def test_netzschleuder_fast_and_csv_paths_agree(tmp_path):
         (d / "edges.csv").write_text(_netz_edges_csv(with_text), encoding="utf-8")
         (d / "nodes.csv").write_text(_NETZ_NODES, encoding="utf-8")
         for chunk in (None, 24):  # tiny chunks: the fast path must survive chunk boundaries
-            rec = N.read_netzschleuder_csv(d / "edges.csv", d / "nodes.csv", chunk_bytes=chunk)
+            rec = F.read_netzschleuder_csv(d / "edges.csv", d / "nodes.csv", chunk_bytes=chunk)
             assert rec.directed is None and rec.declared_nodes == 10
             assert list(zip(rec.src.tolist(), rec.dst.tolist())) == _NETZ_EDGES
     bad = tmp_path / "bad"
@@ -276,10 +277,10 @@ def test_netzschleuder_fast_and_csv_paths_agree(tmp_path):
     (bad / "edges.csv").write_text("# source, target\n0,12\n", encoding="utf-8")
     (bad / "nodes.csv").write_text(_NETZ_NODES, encoding="utf-8")
     with pytest.raises(ValueError, match="outside"):
-        N.read_netzschleuder_csv(bad / "edges.csv", bad / "nodes.csv")
+        F.read_netzschleuder_csv(bad / "edges.csv", bad / "nodes.csv")
     (bad / "edges.csv").write_text("source,target\n0,1\n", encoding="utf-8")
     with pytest.raises(ValueError, match="header"):
-        N.read_netzschleuder_csv(bad / "edges.csv")
+        F.read_netzschleuder_csv(bad / "edges.csv")
 
 
 # ----------------------------------------------------------------------------- SNAP / KONECT archives
@@ -293,7 +294,7 @@ def test_snap_edgelist_streamed(offline, tmp_path, monkeypatch):
     gz = tmp_path / "as-skitter.txt.gz"
     gz.write_bytes(gzip.compress(text.encode(), mtime=0))
     served["https://snap.stanford.edu/data/as-skitter.txt.gz"] = gz
-    monkeypatch.setattr(N, "CHUNK_BYTES", 100)  # many chunk boundaries
+    monkeypatch.setattr(F, "CHUNK_BYTES", 100)  # many chunk boundaries
     meta, arrays, _ = _fetch("as_skitter", tmp_path, monkeypatch)
     ids = np.unique(raw[raw[:, 0] != raw[:, 1]])
     expect = undirected_pairs(np.searchsorted(ids, raw.T))  # ids renumbered in increasing order
@@ -339,17 +340,17 @@ def test_snap_tar_member(offline, tmp_path, monkeypatch):
 def test_konect_structures(tmp_path):
     p = tmp_path / "out.x"
     p.write_text("% asym unweighted\n1 2\n2 1\n", encoding="utf-8")
-    rec = N.read_konect(p)
+    rec = F.read_konect(p)
     assert rec.directed is True
-    _, counts = N.simple_graph(rec, rec.directed)
+    _, counts = N.simple_bundle(rec, rec.directed)
     assert counts["num_directed_edges"] == 2 and counts["num_edges"] == 1
     # two-mode: right ids are a separate range, shifted past the left side
     p.write_text("% bip unweighted\n% 3 2 3\n1 1\n1 2\n2 3\n", encoding="utf-8")
-    rec = N.read_konect(p)
+    rec = F.read_konect(p)
     assert rec.src.tolist() == [1, 1, 2] and rec.dst.tolist() == [3, 4, 5] and rec.declared_nodes == 5
     p.write_text("1 2\n", encoding="utf-8")
     with pytest.raises(ValueError, match="header"):
-        N.read_konect(p)
+        F.read_konect(p)
 
 
 # ----------------------------------------------------------------------------- other formats
@@ -365,33 +366,33 @@ def test_gml_reader_robust(tmp_path):
         '  edge [ source 10 target 3 value 2 ]\n  edge [ source 10 target 3 ]\n'
         '  edge [ source 3 target 10 ]\n  edge [ source 7 target 7 ]\n  edge [ source 7 target 10 ]\n]\n'.encode()
     )
-    rec = N.read_gml(p)
+    rec = F.read_gml(p)
     assert rec.directed is True and rec.declared_nodes == 4
-    arrays, counts = N.simple_graph(rec, rec.directed)
+    arrays, counts = N.simple_bundle(rec, rec.directed)
     # ids 3, 7, 10 -> 0, 1, 2 (99 isolated, 7-7 a loop)
     assert arrays["edge_index"].tolist() == [[0, 1], [2, 2]]
     assert counts["num_directed_edges"] == 3 and counts["num_edge_records"] == 5
     p.write_text("graph [ node [ id 0 ] edge [ source 0 target 1 ] ]", encoding="utf-8")
     with pytest.raises(ValueError, match="not declared"):
-        N.read_gml(p)
+        F.read_gml(p)
     p.write_text('graph [ node [ id 0 label "x ] ]', encoding="utf-8")
     with pytest.raises(ValueError, match="unterminated"):
-        N.read_gml(p)
+        F.read_gml(p)
     p.write_text("graph [ node [ id 0 ] node [ id 0 ] ]", encoding="utf-8")
     with pytest.raises(ValueError, match="duplicate"):
-        N.read_gml(p)
+        F.read_gml(p)
 
 
 def test_ucinet_matrix(tmp_path):
     p = tmp_path / "m.csv"
     p.write_text('\ufeff"",a,b,c\na,0,1,\nb,0,0,0\nc,1,0,1\n', encoding="utf-8")
-    arrays, counts = N.simple_graph(N.read_ucinet_csv_matrix(p), False)
+    arrays, counts = N.simple_bundle(F.read_ucinet_csv_matrix(p), False)
     assert arrays["edge_index"].tolist() == [[0, 0], [1, 2]] and counts["num_declared_nodes"] == 3
     p.write_text("0,1\n1,0\n", encoding="utf-8")  # unlabelled
-    assert N.read_ucinet_csv_matrix(p).src.tolist() == [0, 1]
+    assert F.read_ucinet_csv_matrix(p).src.tolist() == [0, 1]
     p.write_text('"",a,b\nb,0,1\na,1,0\n', encoding="utf-8")
     with pytest.raises(ValueError, match="labels"):
-        N.read_ucinet_csv_matrix(p)
+        F.read_ucinet_csv_matrix(p)
 
 
 def test_sociopatterns_original_layout_with_text_columns(tmp_path):
@@ -400,24 +401,24 @@ def test_sociopatterns_original_layout_with_text_columns(tmp_path):
     p, q = tmp_path / "tij_orig.dat", tmp_path / "tij.dat"
     p.write_text("20\t5\t9\tPC\tMP*1\n40\t9\t5\tMP*1\tPC\n40\t2\t5\tPSI\tPC\n", encoding="utf-8")
     q.write_text("20\t5\t9\n40\t9\t5\n40\t2\t5\n", encoding="utf-8")
-    a, b = N.read_sociopatterns_tij(p), N.read_sociopatterns_tij(q)
+    a, b = F.read_sociopatterns_tij(p), F.read_sociopatterns_tij(q)
     assert a.src.tolist() == b.src.tolist() == [5, 9, 2] and a.dst.tolist() == b.dst.tolist() == [9, 5, 5]
-    assert N.simple_graph(a, False)[0]["edge_index"].tolist() == [[0, 1], [1, 2]]
+    assert N.simple_bundle(a, False)[0]["edge_index"].tolist() == [[0, 1], [1, 2]]
 
 
 def test_unknown_format_and_empty_graph(tmp_path):
     with pytest.raises(ValueError, match="no network reader"):
         N.read_records(tmp_path, "graphml")
     with pytest.raises(ValueError, match="no edge"):
-        N.simple_graph(N.EdgeRecords(np.array([1]), np.array([1])), False)
+        N.simple_bundle(F.EdgeRecords(np.array([1]), np.array([1])), False)
 
 
 def test_ragged_lines_are_not_bulk_parsed(tmp_path):
     # 2 + 4 + 6 fields = 3 lines x 4: the total fits, the lines do not
     p = tmp_path / "ragged.txt"
     p.write_text("1 2 9 9\n3 4\n5 6 7 7 7 7\n", encoding="utf-8")
-    assert N.read_columns(p).tolist() == [[1, 2], [3, 4], [5, 6]]
+    assert F.read_columns(p).tolist() == [[1, 2], [3, 4], [5, 6]]
     q = tmp_path / "edges.csv"
     q.write_text("# source, target, w\n1,2\n3,4,5,6\n", encoding="utf-8")
-    rec = N.read_netzschleuder_csv(q)
+    rec = F.read_netzschleuder_csv(q)
     assert rec.src.tolist() == [1, 3] and rec.dst.tolist() == [2, 4]

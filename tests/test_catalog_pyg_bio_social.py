@@ -23,10 +23,10 @@ import pytest
 
 import netzbench.params
 from netzbench.catalog import table
-from netzbench.catalog.arrays import load_arrays
+from netzbench.graphs.layout import load_arrays
 from netzbench.catalog.data import fetch_task
 from netzbench.catalog.fetch import DatasetUnavailable
-from netzbench.catalog.loaders import undirected_pairs
+from netzbench.graphs.edges import undirected_pairs
 
 ENTRIES = Path(table.__file__).parent / "entries" / "pyg_bio_social.py"
 MINE = ("proteins", "enzymes", "peptides_func", "peptides_struct", "ogbg_molhiv", "ogbg_molpcba", "ppi",
@@ -35,7 +35,7 @@ MINE = ("proteins", "enzymes", "peptides_func", "peptides_struct", "ogbg_molhiv"
 
 
 def _params(**data) -> dict:
-    return netzbench.params._merge(netzbench.params.DEFAULTS, {"data": data} if data else {})
+    return netzbench.params.merge(netzbench.params.DEFAULTS, {"data": data} if data else {})
 
 
 @pytest.fixture
@@ -468,13 +468,13 @@ def test_ogbg_staging_with_stand_in_package(fake_mirror, tmp_path, monkeypatch):
 
 
 def test_collection_conversion_keeps_nan_and_split():
-    from netzbench.catalog.readers.pyg_datasets import collection_arrays, split_from_index
+    from netzbench.catalog.readers.pyg_datasets import datasets_collection, split_from_index
 
     nan = float("nan")
     graphs = [_mol(3, [1.0, nan, 0.0]), _mol(2, [nan, nan, 1.0]), _mol(4, [0.0, 1.0, nan])]
     split = split_from_index(3, {"train": np.array([0]), "valid": np.array([2]), "test": np.array([1])})
-    fast, counts = collection_arrays([_tiny_inmemory(graphs)], "multilabel", split)
-    slow, _ = collection_arrays([graphs], "multilabel", split)  # a plain list goes graph by graph
+    fast, counts = datasets_collection([_tiny_inmemory(graphs)], "multilabel", split)
+    slow, _ = datasets_collection([graphs], "multilabel", split)  # a plain list goes graph by graph
     for key in fast:
         assert np.array_equal(fast[key], slow[key], equal_nan=True), key
     assert fast["y"].dtype == np.float32 and np.isnan(fast["y"]).sum() == counts["num_missing_labels"] == 4

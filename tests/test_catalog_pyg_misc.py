@@ -19,12 +19,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from netzbench.catalog.arrays import load_arrays
+from netzbench.graphs.layout import load_arrays
 from netzbench.catalog.data import fetch_task
-from netzbench.catalog.loaders import undirected_pairs
+from netzbench.graphs.edges import undirected_pairs
 from netzbench.catalog.readers import pyg_misc as R
+from netzbench.catalog.readers import pyg_vision as V
 from netzbench.catalog.table import DATASETS, TASKS
-from netzbench.params import DEFAULTS, _merge
+from netzbench.params import DEFAULTS, merge
 
 torch = pytest.importorskip("torch")
 
@@ -61,7 +62,7 @@ def _raw(mirror: Path, dataset: str) -> Path:
 
 
 def _fetch(task: str, tmp_path: Path, sub: str = "data") -> tuple[dict, dict]:
-    params = _merge(DEFAULTS, {"data": {"on_missing": "fail"}})
+    params = merge(DEFAULTS, {"data": {"on_missing": "fail"}})
     meta = fetch_task(task, params, data_root=tmp_path / sub, echo=lambda *a: None)
     assert meta["status"] == "ok"
     return load_arrays(tmp_path / sub / task / "graph.npz"), meta
@@ -94,7 +95,7 @@ def test_entries_are_registered_with_tasks_and_sources():
     for ds_id, (category, family, split) in MINE.items():
         ds = DATASETS[ds_id]
         assert ds.category == category and family in ds.families and ds.in_paper
-        assert ds.processor.startswith("netzbench.catalog.readers.pyg_misc:")
+        assert ds.processor.startswith(("netzbench.catalog.readers.pyg_misc:", "netzbench.catalog.readers.pyg_vision:"))
         assert ds.sources and all(s.in_mirror for s in ds.sources), ds_id
         assert ds.license and ds.citation and ds.description
         task = TASKS[ds_id]
@@ -184,7 +185,7 @@ def _shapenet_zip(path: Path) -> dict:
 
 
 def test_shapenet_union_of_knn_graphs_with_shape_masks(tmp_path, fake_mirror):
-    info = _shapenet_zip(_raw(fake_mirror, "shapenet") / R.SHAPENET_ZIP)
+    info = _shapenet_zip(_raw(fake_mirror, "shapenet") / V.SHAPENET_ZIP)
     a, meta = _fetch("shapenet", tmp_path)
     sizes = [info["shapes"][s][1] for s in info["order"]]  # fewer than 256 points: all kept
     assert a["num_nodes"] == sum(sizes) == a["x"].shape[0]
@@ -202,8 +203,8 @@ def test_shapenet_union_of_knn_graphs_with_shape_masks(tmp_path, fake_mirror):
     # category one-hot: Chair (index 4 of PyG's 16) for the first shape, Airplane (0) for the second
     assert a["x"][0, 6 + 4] == 1 and a["x"][starts[1], 6] == 1
     # subsampling keeps points_per_shape points per shape, deterministically
-    b1, _ = R.shapenet(fake_mirror / "shapenet" / "raw", points_per_shape=5, k=2)
-    b2, _ = R.shapenet(fake_mirror / "shapenet" / "raw", points_per_shape=5, k=2)
+    b1, _ = V.shapenet(fake_mirror / "shapenet" / "raw", points_per_shape=5, k=2)
+    b2, _ = V.shapenet(fake_mirror / "shapenet" / "raw", points_per_shape=5, k=2)
     assert b1["num_nodes"] == 20 and all(np.array_equal(b1[k], b2[k]) for k in b1)
 
 
@@ -230,8 +231,8 @@ def test_mnist_superpixels_first_graphs_and_byte_identical_refetch(tmp_path, fak
     first = (tmp_path / "data" / "mnist_superpixels" / "graph.npz").read_bytes()
     assert first == (tmp_path / "again" / "mnist_superpixels" / "graph.npz").read_bytes()
     raw = fake_mirror / "mnist_superpixels" / "raw"
-    assert R.mnist_superpixels(raw, num_graphs=3)[1]["num_graphs"] == 3
-    everything, counts = R.mnist_superpixels(raw, num_graphs=None)
+    assert V.mnist_superpixels(raw, num_graphs=3)[1]["num_graphs"] == 3
+    everything, counts = V.mnist_superpixels(raw, num_graphs=None)
     assert counts["num_graphs"] == 7 and everything["y"].tolist()[-2:] == [9, 9]
 
 
@@ -256,13 +257,13 @@ def test_off_parser_matches_pyg_and_mesh_graph_uses_face_edges():
     from torch_geometric.io.off import parse_off
 
     for text in (TETRA, CUBE):
-        pos, face = R.read_off_arrays(text)
+        pos, face = V.read_off_arrays(text)
         ref = parse_off(text.split("\n")[:-1])
         assert np.allclose(pos, ref.pos.numpy()) and np.array_equal(face, ref.face.numpy().T)
-    x, ei = R.mesh_graph(*R.read_off_arrays(CUBE), grid=None)
+    x, ei = V.mesh_graph(*V.read_off_arrays(CUBE), grid=None)
     assert x.shape == (8, 3) and np.abs(np.linalg.norm(x, axis=1) - 1).max() < 1e-6  # unit ball
     assert undirected_pairs(ei).shape[1] == 12 + 6  # cube edges + one diagonal per split quad
-    x, ei = R.mesh_graph(*R.read_off_arrays(CUBE), grid=1)  # everything in one cell
+    x, ei = V.mesh_graph(*V.read_off_arrays(CUBE), grid=1)  # everything in one cell
     assert x.shape == (1, 3) and ei.shape == (2, 0)
 
 
@@ -279,7 +280,7 @@ def test_modelnet_meshes_to_face_edge_graphs_with_split(tmp_path, fake_mirror):
     assert a["y"].tolist() == [0, 0, 0, 0, 1, 1, 1, 1]
     assert a["split"].tolist() == [2, 0, 0, 0, 2, 0, 0, 0]
     assert np.diff(a["node_ptr"]).tolist() == [4, 4, 4, 4, 4, 8, 8, 8]  # grid 24 keeps these vertices apart
-    assert R.modelnet(fake_mirror / "modelnet10" / "raw", val_every=2)[0]["split"].tolist() == [2, 0, 1, 0, 2, 0, 1, 0]
+    assert V.modelnet(fake_mirror / "modelnet10" / "raw", val_every=2)[0]["split"].tolist() == [2, 0, 1, 0, 2, 0, 1, 0]
 
 
 # ---------------------------------------------------------------- physics

@@ -10,7 +10,8 @@ from click.testing import CliRunner
 from netzbench.catalog import custom
 from netzbench.catalog.table import DATASETS, TASKS
 from netzbench.cli import main
-from netzbench.params import ParamsError, load_params
+from netzbench.config import load_config
+from netzbench.errors import ParamsError
 
 from helpers import write_package
 
@@ -87,7 +88,7 @@ def test_bad_custom_entries(tmp_path, entry, message):
     path.write_text(yaml.safe_dump({"tasks": ["x_custom"], "models": ["GCN"], "custom_tasks": {"x_custom": entry},
                                     "train": {"epochs": {"x_custom": 3}}}))
     with pytest.raises(ParamsError, match=message):
-        load_params(path)
+        load_config(path)
     TASKS.pop("x_custom", None)
     DATASETS.pop("x_custom", None)
 
@@ -97,4 +98,4 @@ def test_custom_id_cannot_shadow_the_catalogue(tmp_path):
     path.write_text(yaml.safe_dump({"tasks": ["cora"], "models": ["GCN"], "train": {"epochs": {"cora": 3}},
                                     "custom_tasks": {"cora": {"loader": "a:b", "family": "node_cls", "epochs": 3}}}))
     with pytest.raises(ParamsError, match="collides with a catalogue task"):
-        load_params(path)
+        load_config(path)

@@ -6,7 +6,7 @@ import pytest
 
 from netzbench.catalog.data import fetch_task
 from netzbench.params import ParamsError
-from netzbench.training.runner import train_cell
+from netzbench.run.execute import train_cell
 
 from helpers import make_params, write_package
 

@@ -5,12 +5,13 @@ import numpy as np
 import pytest
 import torch
 
-from netzbench.catalog.data import fetch_task, load_arrays_for_seed
+from netzbench.catalog.data import fetch_task
+from netzbench.graphs.layout import task_arrays
 from netzbench.models import GCN, GIN, ModelError, register_model, resolve_model, unregister_model
 from netzbench.models.adapters import DotProductLink, GraphHead, NodeModel, multi_task_factory
 from netzbench.models.registry import build_model
 from netzbench.training.loops import Hyper, train
-from netzbench.training.seed_job import set_seed
+from netzbench.training.seed import set_seed
 
 from helpers import make_params
 
@@ -20,7 +21,7 @@ def _run(task, model, tmp_path, epochs, seed=0, lr=None):
 
     fetch_task(task, make_params(), tmp_path / "data", echo=lambda m: None)
     spec = get_task(task)
-    arrays = load_arrays_for_seed(tmp_path / "data" / task, seed)
+    arrays = task_arrays(tmp_path / "data" / task, seed)
     family_lr = {"node_cls": 0.01, "graph_cls": 0.001, "graph_reg": 0.001, "link_pred": 0.01}[spec.family]
     hp = Hyper(64, lr or family_lr, 5e-4 if spec.family == "node_cls" else 0.0, epochs)
     set_seed(seed)

@@ -1,4 +1,4 @@
-"""Tests for netzbench.report.plots (rendering, CD-diagram semantics, determinism)."""
+"""Tests for netzbench.report.figures (rendering, CD-diagram semantics, determinism)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from netzbench.report import plots as P
+from netzbench.report import figures as P
 
 MODEL_POOL = ["GCN", "GAT", "GraphSAGE", "Graph Transformer", "GIN", "A_rather_long_model_name_v2"]
 

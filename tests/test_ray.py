@@ -7,7 +7,7 @@ import yaml
 from click.testing import CliRunner
 
 from netzbench.catalog.data import fetch_task
-from netzbench.training.runner import train_cell
+from netzbench.run.execute import train_cell
 
 from helpers import make_params
 
@@ -76,7 +76,7 @@ def main_cli():
 def test_ray_missing_is_a_clear_error(monkeypatch):
     import builtins
 
-    from netzbench.training import ray_executor
+    from netzbench.run import ray_executor
 
     real_import = builtins.__import__
 

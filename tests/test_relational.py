@@ -4,12 +4,13 @@ import numpy as np
 import pytest
 import torch
 
-from netzbench.catalog.data import fetch_task, load_arrays_for_seed
+from netzbench.catalog.data import fetch_task
+from netzbench.graphs.layout import task_arrays
 from netzbench.models import resolve_model
 from netzbench.models.adapters import DistMultLink
 from netzbench.models.registry import build_model
 from netzbench.training.loops import Hyper, train
-from netzbench.training.seed_job import set_seed
+from netzbench.training.seed import set_seed
 
 from helpers import make_params
 
@@ -34,7 +35,7 @@ def _slice(arrays, n_train=4000, n_eval=300):
 def test_distmult_learns_on_a_fb15k237_slice(tmp_path, mirror):
     meta = fetch_task("fb15k_237", make_params(), tmp_path / "data", echo=lambda m: None)
     assert meta["status"] == "ok"
-    arrays = _slice(load_arrays_for_seed(tmp_path / "data" / "fb15k_237", 0))
+    arrays = _slice(task_arrays(tmp_path / "data" / "fb15k_237", 0))
     assert arrays["train_edge_index"].shape[1] > 1000
     spec = resolve_model("GCN")
     num_rel = int(np.asarray(arrays["num_relations"]).reshape(-1)[0])

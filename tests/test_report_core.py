@@ -9,7 +9,7 @@ import scipy.stats as st
 
 from netzbench.report import BenchmarkReport
 from netzbench.report.stage import headline_metrics, missing_cells
-from netzbench.training.record import write_record
+from netzbench.records import write_record
 
 from helpers import make_params
 

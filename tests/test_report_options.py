@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from netzbench.report import BenchmarkReport
-from netzbench.report.core import union_length
+from netzbench.report.cost import union_length
 from netzbench.report.paper import compare_with_paper, load_paper_table
 
 SEEDS = list(range(6))

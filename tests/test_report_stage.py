@@ -9,7 +9,7 @@ import pytest
 
 from netzbench.report import BenchmarkReport
 from netzbench.report.stage import run_report_stage
-from netzbench.training.record import write_record
+from netzbench.records import write_record
 
 from helpers import make_params
 

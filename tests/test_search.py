@@ -4,7 +4,7 @@ import pytest
 
 from netzbench.catalog.data import fetch_task
 from netzbench.params import ParamsError
-from netzbench.training.runner import train_cell
+from netzbench.run.execute import train_cell
 from netzbench.training.search import candidates, select
 
 from helpers import make_params

@@ -3,7 +3,7 @@
 CSR adjacencies (fused attention spmm/SDDMM, GCN/GraphSAGE spmm) and sparse
 CSR inputs are speed-ups only: outputs and gradients must match the
 edge-index form to float rounding, on graphs with parallel edges and
-self-loops too (which :func:`simple_graph` removes for every encoder alike).
+self-loops too (which :func:`message_passing_graph` removes for every encoder alike).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from torch_geometric.nn import GATConv, TransformerConv
 from netzbench.models.adapters import wrap_encoder
 from netzbench.models.encoders import GAT, GCN, GraphSAGE, GraphTransformer
 from netzbench.models.fused import CSRPattern, EdgeWeightedSum, FusedGATConv, FusedTransformerConv
-from netzbench.training.loops import _ranking_candidates, maybe_adjacency, maybe_sparse, simple_graph
+from netzbench.graphs.edges import message_passing_graph
+from netzbench.training.loops import _ranking_candidates, maybe_adjacency, maybe_sparse
 
 
 def _graph(n=40, m=260, seed=0):
@@ -26,9 +27,9 @@ def _graph(n=40, m=260, seed=0):
     return ei, torch.randn(n, 12, generator=g)
 
 
-def test_simple_graph_merges_parallel_edges_and_drops_loops():
+def test_message_passing_graph_merges_parallel_edges_and_drops_loops():
     ei, _ = _graph()
-    out = simple_graph(ei, 40)
+    out = message_passing_graph(ei, 40)
     pairs = {tuple(p) for p in ei.t().tolist() if p[0] != p[1]}
     assert out.shape[1] == len(pairs)
     assert {tuple(p) for p in out.t().tolist()} == pairs
@@ -42,7 +43,7 @@ def test_simple_graph_merges_parallel_edges_and_drops_loops():
 ])
 def test_fused_attention_matches_pyg_values_and_gradients(base, fused, kwargs, monkeypatch):
     ei, x = _graph()
-    ei = simple_graph(ei, 40)
+    ei = message_passing_graph(ei, 40)
     torch.manual_seed(0)
     ref = base(12, 8, **kwargs)
     new = fused(12, 8, **kwargs)
@@ -70,7 +71,7 @@ def test_fused_attention_matches_pyg_values_and_gradients(base, fused, kwargs, m
 
 def test_csr_pattern_transpose_is_the_transpose():
     ei, _ = _graph()
-    adj = maybe_adjacency(type("M", (), {"encoder": GAT})(), simple_graph(ei, 40), 40)
+    adj = maybe_adjacency(type("M", (), {"encoder": GAT})(), message_passing_graph(ei, 40), 40)
     p = CSRPattern(adj)
     vals = torch.rand(p.col.numel())
     dense = p.matrix(vals).to_dense()
@@ -86,7 +87,7 @@ def test_every_encoder_same_output_with_csr_adjacency_and_sparse_input(encoder, 
     torch.manual_seed(0)
     model = wrap_encoder(encoder, family, 80, 16, 5)
     model.eval()
-    ei = simple_graph(ei, 40)
+    ei = message_passing_graph(ei, 40)
     fast_x, fast_adj = maybe_sparse(model, x), maybe_adjacency(model, ei, 40)
     assert (fast_adj.layout == torch.sparse_csr) == bool(getattr(encoder, "sparse_adjacency", False))
     assert (fast_x.layout == torch.sparse_csr) == bool(getattr(encoder, "sparse_input", False))

@@ -8,8 +8,8 @@ import textwrap
 import pytest
 
 from netzbench.catalog.data import fetch_task
-from netzbench.training.record import read_record, validate_record
-from netzbench.training.runner import train_cell
+from netzbench.records import read_record, validate_record
+from netzbench.run.execute import train_cell
 
 from helpers import REPO, make_params, write_package
 
@@ -105,7 +105,9 @@ def test_incompatible_cell_is_decided_without_torch(workdir):
         import sys, json
         sys.path.insert(0, {str(REPO / 'tests')!r})
         from helpers import make_params
-        from netzbench.training.runner import train_cell
+        from netzbench.catalog.data import fetch_task
+        from netzbench.run.execute import train_cell
+        fetch_task("random_tsp", make_params(), "data", echo=lambda m: None)
         rec = train_cell("random_tsp", "GIN", make_params(), "gin.json", echo=lambda m: None)
         print(json.dumps({{"status": rec["status"], "torch": "torch" in sys.modules}}))
     """)
@@ -119,7 +121,8 @@ def test_incompatible_cell_is_decided_without_torch(workdir):
 
 def test_unavailable_data_gives_unavailable_cell(workdir):
     (workdir / "data" / "cora").mkdir(parents=True)
-    (workdir / "data" / "cora" / "meta.json").write_text(json.dumps({"status": "unavailable", "reason": "offline"}))
+    (workdir / "data" / "cora" / "meta.json").write_text(json.dumps(
+        {"status": "unavailable", "reason": "offline", "task": "cora", "family": "node_cls", "split": "planetoid"}))
     rec = train_cell("cora", "GCN", make_params(tasks=["cora"]), "u.json", echo=lambda m: None)
     assert rec["status"] == "unavailable" and "offline" in rec["seeds"]["1"]["reason"]
 
@@ -130,7 +133,7 @@ def test_kill_minus_nine_loses_no_finished_seed(workdir):
     import signal
     import time
 
-    from netzbench.training.cache import SeedCache
+    from netzbench.run.cache import SeedCache
 
     p = make_params(tasks=["karate"], seeds=list(range(6)), train={"epochs": {"karate": 400}},
                     exec={"workers": 1})

@@ -5,14 +5,14 @@ cheap things (an incompatible cell, a bad ``params.yaml``) without paying for
 ``import torch``.
 """
 
-__version__ = "0.1.0"
+from .families import TASK_TYPES
 
-TASK_TYPES = frozenset({"node_cls", "graph_cls", "graph_reg", "link_pred"})
+__version__ = "0.1.0"
 
 _LAZY = {
     "run_benchmark": "api", "Task": "api", "task_from_dataset": "api", "register_task": "api",
     "unregister_task": "api", "iter_benchmark_tasks": "api", "BENCHMARK_TASKS": "api",
-    "BenchmarkReport": "report.core", "register_model": "models.registry", "unregister_model": "models.registry",
+    "BenchmarkReport": "report", "register_model": "models.registry", "unregister_model": "models.registry",
     "multi_task_factory": "models.adapters", "GCN": "models.encoders", "GAT": "models.encoders",
     "GraphSAGE": "models.encoders", "GraphTransformer": "models.encoders", "GIN": "models.gin",
     "train_dgi": "training.dgi", "DGIWrapper": "models.dgi",

@@ -1,25 +1,30 @@
 """The Python entry point: ``run_benchmark(...) -> BenchmarkReport``.
 
-For notebooks and scripts. The DVC pipeline is the reproducible path (every
-cell a tracked stage, results cached); this API runs the same trainers
-in-process and returns the same report object.
+For notebooks and scripts. It is not a second orchestrator: it builds a
+``params`` dict (validated like ``params.yaml``), brings every task's data
+into the processed layout, and runs the same plan -> executor -> run record
+path as the pipeline's stages (:mod:`netzbench.run`), with the same
+per-seed cache; the report is built from the run records, as the report
+stage builds it.
 
 Tasks come from the catalogue (``category``, ``task_type``, ``only``), from
 explicit :class:`Task` objects (``tasks=``), or both. Models are a mapping
 ``name -> spec`` where a spec is a class, a roster name or
 ``"module:Class"`` string, or an inline tuple ``(cls, task_types[, factory])``.
+Models named by reference run on any executor and are cached; models given
+as objects run in this process and are never cached (their code cannot be
+hashed).
 """
 
 from __future__ import annotations
 
 import inspect
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from . import TASK_TYPES
 from .catalog.table import CATEGORIES, DATASETS, TASKS
+from .families import TASK_TYPES
 
 DEFAULT_MODELS = ("GCN", "GAT", "GIN", "GraphSAGE", "GraphTransformer")
 
@@ -31,8 +36,10 @@ class Task:
     ``loader(root)`` (or ``loader(root, *, seed)`` for seed-aware generators:
     the benchmark seed is then threaded into the loader) returns a PyG
     ``Data``, a sequence of ``Data`` or a processed arrays dict (see
-    :mod:`netzbench.catalog.convert` for the conventions per family).
-    ``catalog_id`` marks a task of the built-in catalogue.
+    :mod:`netzbench.graphs.convert` for the conventions per family).
+    ``root`` is ``<data_root>/<name>``, a folder the loader may read its own
+    files from; netzbench never writes or deletes it. ``catalog_id`` marks a
+    task of the built-in catalogue.
     """
 
     name: str
@@ -113,39 +120,41 @@ def iter_benchmark_tasks(category: str | None = None, task_type: str | None = No
 
 
 def _model_spec(name: str, spec: Any):
-    from .models.registry import ModelSpec, resolve_model, spec_from_class
+    """``(model reference or None, ModelSpec or None)``: a reference for models named by string,
+    a spec object for models given as classes or tuples (they run in this process only)."""
+    from .models.registry import MODEL_REGISTRY, ModelSpec, resolve_model, spec_from_class
 
-    if isinstance(spec, ModelSpec):
-        return spec
     if isinstance(spec, str):
-        return resolve_model(spec)
+        resolve_model(spec)  # fail now, with the valid choices, for an unknown name
+        return spec, None
+    if isinstance(spec, ModelSpec):
+        return None, spec
     if isinstance(spec, tuple):
         if len(spec) not in (2, 3):
             raise ValueError(f"model {name!r}: an inline tuple is (cls, task_types[, factory])")
-        cls, fams = spec[0], spec[1]
         factory = spec[2] if len(spec) == 3 else None
-        return spec_from_class(name, cls, task_types=fams, factory=factory)
-    from .models.registry import MODEL_REGISTRY
-
+        return None, spec_from_class(name, spec[0], task_types=spec[1], factory=factory)
     for reg in MODEL_REGISTRY.values():
         if reg.cls is spec:
-            return ModelSpec(name, reg.ref, reg.task_types, spec, reg.factory, {}, reg.node_encoder)
-    return spec_from_class(name, spec)
+            return None, ModelSpec(name, reg.ref, reg.task_types, spec, reg.factory, {}, reg.node_encoder)
+    return None, spec_from_class(name, spec)
 
 
-def _arrays_for(task: Task, seed: int, data_root: Path, params: dict) -> tuple[dict, str]:
-    from .catalog.convert import default_split, to_arrays
-    from .catalog.data import fetch_task, load_arrays_for_seed, read_meta
+def _task_dir(task: Task, seeds: list[int], data_root: Path, params: dict) -> Path:
+    """The processed data of ``task``: the catalogue's ``data_root/<id>`` (fetched when missing),
+    or, for a task with its own loader, a folder under the cache written from the loader."""
+    from .catalog.data import fetch_task, write_loader_task
+    from .paths import cache_root
 
     if task.catalog_id is not None:
         task_dir = data_root / task.catalog_id
         if not (task_dir / "meta.json").is_file():
             fetch_task(task.catalog_id, params, data_root)
-        meta = read_meta(task_dir)
-        return load_arrays_for_seed(task_dir, seed, meta), task.split
-    obj = task.loader(str(data_root / task.name), seed=seed) if task.seed_aware else task.loader(str(data_root / task.name))
-    arrays = to_arrays(obj, task.task_type)
-    return arrays, task.split or default_split(task.task_type, arrays)
+        return task_dir
+    out = cache_root() / "api-data" / task.name
+    write_loader_task(out, task.name, task.task_type, task.loader, root=data_root / task.name,
+                      seeds=seeds if task.seed_aware else None, split=task.split, category=task.category)
+    return out
 
 
 def run_benchmark(category: str | None = None, models: dict | None = None, seeds: Iterable[int] = range(10),
@@ -153,21 +162,24 @@ def run_benchmark(category: str | None = None, models: dict | None = None, seeds
                   only: Iterable[str] | None = None, epochs: int | dict[str, int] | None = None,
                   search: dict | None = None, *, hidden_channels: int = 64, lr: dict | None = None,
                   data_root: str | Path = "data", mirror: str | None = None, threads: int = 1,
-                  progress: bool = True, **report_options):
-    """Train every compatible (task, model, seed) in-process and return a ``BenchmarkReport``.
+                  executor: str = "inprocess", workers: int | None = None, progress: bool = True,
+                  **report_options):
+    """Train every compatible (task, model, seed) and return a ``BenchmarkReport``.
 
     ``epochs`` overrides every task's budget (an int) or some of them (a
-    mapping task -> int). ``search`` is a ``params.yaml``-style search block.
-    Incompatible pairs produce no cell; a failing seed is recorded as failed
-    and the run goes on.
+    mapping task -> int). ``lr`` maps a family to ``(lr, weight_decay)``.
+    ``search`` is a ``params.yaml``-style search block. ``executor`` is
+    ``inprocess`` (default), ``local`` (worker processes) or ``ray``; models
+    given as objects always run in this process. Incompatible pairs produce
+    no cell; a failing seed is recorded as failed and the run goes on.
+    Finished seeds of models named by reference come from (and go to) the
+    per-seed cache.
     """
-    import torch
-
-    from .params import DEFAULTS, _merge, validate
-    from .report.core import BenchmarkReport
-    from .training.runner import HEADLINE
-    from .training.search import candidates, select
-    from .training.seed_job import failure, fit_seed
+    from .params import DEFAULTS, merge, validate
+    from .report import BenchmarkReport
+    from .report.runs import report_from_records
+    from .run.execute import run_plans
+    from .run.plan import plan_cell
 
     seeds = [int(s) for s in seeds]
     if tasks is None and category is None and only is None:
@@ -180,66 +192,35 @@ def run_benchmark(category: str | None = None, models: dict | None = None, seeds
     if not task_list:
         raise ValueError("no task matches the selection")
     model_map = dict(models) if models is not None else {m: m for m in DEFAULT_MODELS}
-    specs = {name: _model_spec(name, spec) for name, spec in model_map.items()}
-    params = validate(_merge(DEFAULTS, {"tasks": [t.name for t in task_list], "models": list(specs),
-                                        "seeds": seeds, "data": {"mirror": mirror},
-                                        "train": {"epochs": {t.name: t.epochs for t in task_list}}}))
-    torch.set_num_threads(int(threads))
+    resolved = {name: _model_spec(name, spec) for name, spec in model_map.items()}
+    budgets = {t.name: (epochs.get(t.name, t.epochs) if isinstance(epochs, dict)
+                        else (t.epochs if epochs is None else epochs)) for t in task_list}
+    train = {"hidden_channels": hidden_channels, "epochs": budgets}
+    for family, (family_lr, family_wd) in (lr or {}).items():
+        train[family] = {"lr": family_lr, "weight_decay": family_wd}
+    in_memory = any(spec is not None for _, spec in resolved.values())
+    params = validate(merge(DEFAULTS, {
+        "tasks": [t.name for t in task_list], "models": list(resolved), "seeds": seeds, "train": train,
+        "search": search, "data": {"mirror": mirror},
+        "exec": {"threads": threads, "workers": workers, "executor": "inprocess" if in_memory else executor}}))
     data_root = Path(data_root)
-    grid = candidates(search)
-    histories, cells, task_meta = {}, {}, {}
-    total = sum(1 for t in task_list for s in specs.values() if s.serves(t.task_type)) * len(seeds) * max(1, len(grid))
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=total, desc="run_benchmark", unit="run")
+    plans = []
     for task in task_list:
-        n_epochs = epochs.get(task.name, task.epochs) if isinstance(epochs, dict) else (epochs or task.epochs)
-        fam = params["train"][task.task_type]  # the params.yaml defaults of the family
-        fam_lr, fam_wd = (lr or {}).get(task.task_type, (fam["lr"], fam["weight_decay"]))
-        hp = {"hidden_channels": hidden_channels, "lr": fam_lr, "weight_decay": fam_wd, "epochs": int(n_epochs),
-              "eval_every": 1}
-        metric, direction = HEADLINE[task.task_type]
-        task_meta[task.name] = {"metric": metric, "direction": direction, "family": task.task_type,
-                                "category": task.category}
-        histories[task.name], cells[task.name] = {}, {}
-        shared = None
-        for name, spec in specs.items():
-            if not spec.serves(task.task_type):
+        task_dir = _task_dir(task, seeds, data_root, params)
+        for name, (ref, spec) in resolved.items():
+            plan = plan_cell(task.name, ref or name, params, model_args={}, task_dir=task_dir, model_spec=spec,
+                             echo=lambda _msg: None)
+            if plan.outcome == "incompatible":
                 continue  # an unsupported pair produces no cell
-            runs, facts = [], {}
-            for seed in seeds:
-                t0 = time.perf_counter()
-                try:
-                    if task.seed_aware or shared is None:
-                        arrays, split = _arrays_for(task, seed, data_root, params)
-                        shared = None if task.seed_aware else (arrays, split)
-                    else:
-                        arrays, split = shared
-                    results = []
-                    for hp_c in ([{**hp, **c} for c in grid] or [hp]):
-                        try:
-                            results.append(fit_seed(spec, task.task_type, split, arrays, seed, hp_c))
-                        except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
-                            results.append(failure(exc, t0))
-                        if bar is not None:
-                            bar.update(1)
-                    best, trace = select(results, metric, direction) if grid else (0, None)
-                    res = results[best] if best is not None else results[0]
-                except Exception as exc:  # noqa: BLE001 - data problems become failed seeds
-                    res = failure(exc, t0)
-                    trace = None
-                runs.append(res["history"] if res["status"] == "ok" else None)
-                facts[str(seed)] = {k: res[k] for k in ("status", "error", "seconds", "epochs") if k in res}
-                if trace is not None:
-                    facts[str(seed)]["search"] = trace
-            statuses = {f["status"] for f in facts.values()}
-            histories[task.name][name] = runs
-            cells[task.name][name] = {"status": statuses.pop() if len(statuses) == 1 else "partial",
-                                      "role": "roster", "seeds": facts}
-    if bar is not None:
-        bar.close()
-    config = {"tasks": [t.name for t in task_list], "models": list(specs), "hidden_channels": hidden_channels,
+            plan.record["model"] = name
+            plans.append(plan)
+    run_plans(plans, params, echo=lambda _msg: None, progress=progress, desc="run_benchmark")
+    records: dict[str, dict[str, dict]] = {t.name: {} for t in task_list}
+    for plan in plans:
+        record = plan.finish()
+        records[record["task"]][record["model"]] = record
+    categories = {t.name: t.category for t in task_list}
+    config = {"tasks": [t.name for t in task_list], "models": list(resolved), "hidden_channels": hidden_channels,
               "search": search, "source": "run_benchmark"}
-    return BenchmarkReport(seeds, histories, config, tasks=task_meta, cells=cells, **report_options)
+    return report_from_records(BenchmarkReport, records, seeds, config=config, categories=categories,
+                               **report_options)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from .params import ParamsError, load_params
+from .errors import ParamsError
 
 
 class UserError(click.ClickException):
@@ -21,24 +21,28 @@ class UserError(click.ClickException):
 
 
 def _params(path: str) -> dict:
+    """``params.yaml`` validated, with its custom tasks registered in the catalogue."""
+    from .config import load_config
+
     try:
-        return load_params(path)
+        return load_config(path)
     except ParamsError as exc:
         raise UserError(str(exc)) from None
 
 
 def _check_task(params: dict, task: str) -> None:
-    from .catalog.table import UnknownTaskError, get_task
+    from .catalog.table import UnknownTaskError
+    from .config import check_task
 
     try:
-        get_task(task)
+        check_task(task)
     except UnknownTaskError as exc:
         raise UserError(str(exc)) from None
 
 
 def _check_model(model: str, model_args: dict | None = None) -> None:
+    from .config import check_model
     from .models.registry import ModelError
-    from .training.runner import check_model
 
     try:
         check_model(model, model_args)
@@ -91,7 +95,7 @@ def fetch(task: str, params_path: str, data_root: str) -> None:
 @click.option("--data-root", default="data", show_default=True)
 def train(task: str, model: str, params_path: str, out: str | None, data_root: str) -> None:
     """Train every seed of the (TASK, MODEL) cell and write its run record."""
-    from .training.runner import train_cell
+    from .run.execute import train_cell
 
     params = _params(params_path)
     _check_task(params, task)
@@ -113,19 +117,19 @@ def candidate(task: str, params_path: str, data_root: str) -> None:
     null, `in_roster` when it names a roster model without `model_args`
     (the report then uses the roster cells), otherwise a full run record.
     """
-    from .training.record import write_json_atomic
-    from .training.runner import train_cell
+    from .records import write_record
+    from .run.execute import train_cell
 
     params = _params(params_path)
     _check_task(params, task)
     out = Path("metrics/candidate") / f"{task}.json"
     model, model_args = params["model"], params["model_args"] or {}
     if model is None:
-        write_json_atomic(out, {"status": "no_candidate", "task": task})
+        write_record(out, {"status": "no_candidate", "task": task})
         _echo(f"{task}: no candidate model configured (params `model` is null)")
         return
     if model in params["models"] and not model_args:
-        write_json_atomic(out, {"status": "in_roster", "task": task, "model": model})
+        write_record(out, {"status": "in_roster", "task": task, "model": model})
         _echo(f"{task}: candidate {model} is in the roster; the report uses its roster cell")
         return
     _check_model(model, model_args)
@@ -149,7 +153,8 @@ def sweep(params_path: str, data_root: str, dry_run: bool) -> None:
     records every cell without retraining.
     """
     from .catalog.data import fetch_task
-    from .training.runner import plan_cell, run_plans
+    from .run.execute import run_plans
+    from .run.plan import plan_cell
 
     params = _params(params_path)
     for task in params["tasks"]:
@@ -186,9 +191,13 @@ def sweep(params_path: str, data_root: str, dry_run: bool) -> None:
 @click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
 def report(params_path: str) -> None:
     """Build the statistical report from the run records of the roster in params.yaml."""
+    from .params import load_params
     from .report.stage import run_report_stage
 
-    params = _params(params_path)
+    try:  # values only: the report reads run records, never the catalogue
+        params = load_params(params_path)
+    except ParamsError as exc:
+        raise UserError(str(exc)) from None
     run_report_stage(params, echo=_echo)
 
 

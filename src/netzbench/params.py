@@ -4,8 +4,9 @@ Everything that can change a result lives in ``tasks``, ``models``,
 ``model``/``model_args``, ``seeds`` and ``train``; ``exec`` says how to run
 and never changes a result; ``report`` and ``data`` configure the report and
 the fetch stages. Bad values are rejected here, with the key, the value and
-the valid choices, before any training starts. This module does not import
-torch.
+the valid choices, before any training starts. Names (tasks, models) are
+checked against the catalogue and the registry by :mod:`netzbench.config`.
+This module imports neither torch nor the rest of the package.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from typing import Any
 
 import yaml
 
-from . import TASK_TYPES
+from .errors import ParamsError
+from .families import TASK_TYPES
 
 FAMILIES = tuple(sorted(TASK_TYPES))
 
@@ -61,17 +63,19 @@ EPOCH_SELECTIONS = ("final", "best_val")
 AGGREGATIONS = ("uniform", "reliability", "hierarchical", "custom")
 ON_MISSING = ("skip", "fail")
 DEVICES = ("auto", "cpu", "cuda")
+EXECUTORS = ("local", "ray", "inprocess")
+#: hyperparameters the inner search may vary
+SEARCHABLE = ("lr", "weight_decay", "hidden_channels")
+
+__all__ = ["DEFAULTS", "ParamsError", "load_params", "merge", "validate"]
 
 
-class ParamsError(ValueError):
-    """A ``params.yaml`` value is malformed; the message names key and choices."""
-
-
-def _merge(base: dict, override: dict) -> dict:
+def merge(base: dict, override: dict) -> dict:
+    """``base`` with ``override`` merged in, nested mappings key by key (copies, never aliases)."""
     out = copy.deepcopy(base)
     for key, value in (override or {}).items():
         if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merge(out[key], value)
+            out[key] = merge(out[key], value)
         else:
             out[key] = copy.deepcopy(value)
     return out
@@ -95,19 +99,11 @@ def _check_str_list(params: dict, key: str) -> None:
 
 
 def validate(params: dict) -> dict:
-    """Check every value's type and range; return ``params`` (defaults merged).
-
-    ``custom_tasks`` are registered in the catalogue here, so their ids can
-    be used in ``tasks`` like any other.
-    """
+    """Check every value's type and range; return ``params`` (defaults merged)."""
     if params.get("custom_tasks") is None:
         params["custom_tasks"] = {}
     if not isinstance(params["custom_tasks"], dict):
         raise ParamsError(f"params.yaml: `custom_tasks` must be a mapping id -> entry, got {params['custom_tasks']!r}")
-    if params["custom_tasks"]:
-        from .catalog.custom import register_custom_tasks
-
-        register_custom_tasks(params["custom_tasks"])
     _check_str_list(params, "tasks")
     _check_str_list(params, "models")
 
@@ -169,8 +165,6 @@ def validate(params: dict) -> dict:
 
     if params["search"] is None:
         params["search"] = copy.deepcopy(DEFAULTS["search"])
-    from .training.search import validate_search
-
     validate_search(params["search"])
 
     ex = params["exec"]
@@ -184,8 +178,8 @@ def validate(params: dict) -> dict:
         v = ex.get(key)
         if v is not None and (not _is_number(v) or v <= 0):
             raise ParamsError(f"params.yaml: `exec.{key}` must be null (no limit) or a number > 0, got {v!r}")
-    if ex.get("executor") not in ("local", "ray"):
-        raise ParamsError(f"params.yaml: `exec.executor` must be one of ['local', 'ray'], got {ex.get('executor')!r}")
+    if ex.get("executor") not in EXECUTORS:
+        raise ParamsError(f"params.yaml: `exec.executor` must be one of {list(EXECUTORS)}, got {ex.get('executor')!r}")
     if ex.get("device") not in DEVICES:
         raise ParamsError(f"params.yaml: `exec.device` must be one of {list(DEVICES)}, got {ex.get('device')!r}")
 
@@ -239,10 +233,29 @@ def load_params(path: str | os.PathLike | None = None) -> dict:
     unknown = sorted(set(raw) - set(DEFAULTS))
     if unknown:
         raise ParamsError(f"{path}: unknown top-level keys {unknown}; known: {sorted(DEFAULTS)}")
-    return validate(_merge(DEFAULTS, raw))
+    return validate(merge(DEFAULTS, raw))
 
 
-def workers(params: dict) -> int:
-    """Number of seed worker processes (``exec.workers``; null = one per core)."""
-    n = params["exec"].get("workers")
-    return int(n) if n else max(1, os.cpu_count() or 1)
+def validate_search(search: dict) -> None:
+    """Raise :class:`ParamsError` naming the problem in a ``search`` block."""
+    space = search.get("space") or {}
+    if not isinstance(space, dict):
+        raise ParamsError(f"params.yaml: `search.space` must be a mapping, got {space!r}")
+    unknown = sorted(set(space) - set(SEARCHABLE))
+    if unknown:
+        raise ParamsError(f"params.yaml: `search.space` has unknown keys {unknown}; searchable: {list(SEARCHABLE)}")
+    for key, values in space.items():
+        if not isinstance(values, list) or not values:
+            raise ParamsError(f"params.yaml: `search.space.{key}` must be a non-empty list, got {values!r}")
+        for v in values:
+            ok = (_is_number(v) and (v > 0 if key != "weight_decay" else v >= 0)
+                  and (_is_int(v) if key == "hidden_channels" else True))
+            if not ok:
+                raise ParamsError(f"params.yaml: `search.space.{key}` has an invalid value {v!r}")
+    method = search.get("method", "grid")
+    if method not in ("grid", "random"):
+        raise ParamsError(f"params.yaml: `search.method` must be one of ['grid', 'random'], got {method!r}")
+    if method == "random" and space:
+        n = search.get("n")
+        if not _is_int(n) or n < 1:
+            raise ParamsError(f"params.yaml: `search.n` must be a positive integer for random search, got {n!r}")

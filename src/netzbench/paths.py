@@ -81,3 +81,12 @@ def resolve_mirror(configured: str | None) -> Path | None:
         source = "data.mirror" if configured else MIRROR_ENV
         raise FileNotFoundError(f"{source} names {value!r}, but {path} is not a directory")
     return path
+
+
+def import_ref(ref: str):
+    """The object named by ``'package.module:attr'``, imported with the repository on ``sys.path``."""
+    import importlib
+
+    module, _, name = ref.partition(":")
+    repository_on_path()
+    return getattr(importlib.import_module(module), name)

@@ -11,7 +11,7 @@
         split: null                       # optional; null = chosen from the data
 
 ``loader(root)`` returns a PyG ``Data``, a sequence of ``Data`` or an arrays
-dict (see :mod:`netzbench.catalog.convert`). A loader with a ``seed``
+dict (see :mod:`netzbench.graphs.convert`). A loader with a ``seed``
 keyword is *seed-aware*: it is called once per benchmark seed at training
 time (``loader(root, seed=s)``), so cross-seed variance includes the data.
 As with catalogue tasks, list the id in ``tasks`` and give it
@@ -22,21 +22,21 @@ from __future__ import annotations
 
 import inspect
 
-from .. import TASK_TYPES
-from ..paths import repository_on_path
+from ..errors import ParamsError
+from ..families import TASK_TYPES
+from ..graphs.convert import to_bundle
+from ..paths import import_ref
 from .table import DATASETS, TASKS, Dataset, TaskSpec, add_dataset, add_task
 
 PROCESSOR = "netzbench.catalog.custom:process"
-GENERATOR = "netzbench.catalog.custom:generate"
+#: a seed-aware loader runs at training time, as a generator (part of result identity)
+GENERATOR = "netzbench.synthetic.user:generate"
 _REGISTERED: dict[str, dict] = {}
 
 
 def _load(ref: str):
-    from .data import import_object
-
-    repository_on_path()
     try:
-        return import_object(ref)
+        return import_ref(ref)
     except (ImportError, AttributeError) as exc:
         raise ValueError(f"custom task loader {ref!r} cannot be imported: {exc}") from exc
 
@@ -55,8 +55,6 @@ def is_seed_aware(ref: str) -> bool:
 
 def register_custom_tasks(custom: dict) -> None:
     """Add (or update) the ``custom_tasks`` of params.yaml in the catalogue tables."""
-    from ..params import ParamsError
-
     for tid, entry in (custom or {}).items():
         if not isinstance(entry, dict):
             raise ParamsError(f"params.yaml: `custom_tasks.{tid}` must be a mapping, got {entry!r}")
@@ -85,19 +83,5 @@ def register_custom_tasks(custom: dict) -> None:
 
 
 def process(root: str, loader: str, family: str) -> tuple[dict, dict]:
-    """Call a non-seed-aware loader once and convert what it returns."""
-    from .convert import to_arrays
-
-    arrays = to_arrays(_load(loader)(root), family)
-    counts = {"num_nodes": int(arrays["node_ptr"][-1]) if "node_ptr" in arrays
-              else int(arrays["num_nodes"].reshape(-1)[0])}
-    if "node_ptr" in arrays:
-        counts["num_graphs"] = len(arrays["node_ptr"]) - 1
-    return arrays, counts
-
-
-def generate(seed: int, loader: str, family: str, root: str = "") -> tuple[dict, dict]:
-    """Call a seed-aware loader for one seed and convert what it returns."""
-    from .convert import to_arrays
-
-    return to_arrays(_load(loader)(root, seed=seed), family), {}
+    """Call a non-seed-aware loader once and convert what it returns (arrays and counts)."""
+    return to_bundle(_load(loader)(root), family)

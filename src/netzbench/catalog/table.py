@@ -168,7 +168,7 @@ add_dataset(Dataset(
     ),
     license="synthetic (generated, no license needed)",
     citation="netzbench generator; TSP as in Kool et al. (2019) style random instances",
-    processor="netzbench.catalog.synthetic:random_tsp",
+    processor="netzbench.synthetic.routing:random_tsp",
     synthetic=True,
     generator_params={"num_nodes": 200, "k_neighbors": 3},
 ))
@@ -186,7 +186,7 @@ add_dataset(Dataset(
     ),
     license="synthetic (generated, no license needed)",
     citation="netzbench generator; 2-D Ising model (Onsager 1944)",
-    processor="netzbench.catalog.synthetic:ising_lattice",
+    processor="netzbench.synthetic.physics:ising_lattice",
     synthetic=True,
     generator_params={"side": 20, "temperature": 2.27, "sweeps": 50},
 ))

@@ -23,7 +23,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .. import TASK_TYPES
+from ..families import TASK_TYPES
 from ..paths import repository_on_path
 from .roster import ALL_FAMILIES, BUILTIN_MODELS
 
@@ -69,7 +69,7 @@ def register_model(cls: type | None = None, *, task_type, name: str | None = Non
 
     Usable as ``@register_model(task_type={"node_cls"})`` or as
     ``register_model(MyEncoder, task_type=ALL, factory=multi_task_factory(MyEncoder))``.
-    Rejects families outside :data:`netzbench.TASK_TYPES`.
+    Rejects families outside :data:`netzbench.families.TASK_TYPES`.
     """
     fams = _check_families(task_type, f"register_model({name or getattr(cls, '__name__', '?')})")
 

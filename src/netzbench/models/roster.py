@@ -7,7 +7,7 @@ classes' own ``task_types``.
 
 from __future__ import annotations
 
-from .. import TASK_TYPES
+from ..families import TASK_TYPES
 
 ALL_FAMILIES = TASK_TYPES
 GRAPH_FAMILIES = frozenset({"graph_cls", "graph_reg"})

@@ -1,13 +1,19 @@
-"""The statistical report: ``BenchmarkReport``, its writers and figures.
+"""The statistical report: ``BenchmarkReport``, its statistics, writers and figures.
 
-- :mod:`.core` -- :class:`BenchmarkReport` (selection, per-cell CIs, paired tests,
-  power, equivalence, ranks, Friedman/Nemenyi, stability, plots, JSON);
-- :mod:`.runs` -- reading run records (roster from params.yaml);
-- :mod:`.latex` -- booktabs exporters; :mod:`.plots` -- figures;
-- :mod:`.markdown` -- REPORT.md; :mod:`.paper` -- the paper's Table 3;
-- :mod:`.stage` -- the ``report`` pipeline stage.
+- :mod:`.benchmark` -- :class:`BenchmarkReport`: data model, options, cell
+  status, persistence, and one method per statistic delegating to:
+- :mod:`.series` -- history series, headline metric and direction;
+- :mod:`.selection` -- epoch selection, the metric tensor X, learning curves;
+- :mod:`.within_task` -- per-cell CIs, paired tests, power, Wilcoxon floor, equivalence;
+- :mod:`.across_task` -- ranks, aggregations, Friedman/Nemenyi, rank stability, candidate;
+- :mod:`.availability` -- missing cells and tasks, with reasons; :mod:`.cost` -- compute time;
+- :mod:`.persistence` -- the JSON form; :mod:`.runs` -- reading run records (roster from params.yaml);
+- :mod:`.latex` -- booktabs exporters; :mod:`.figures` -- figures;
+- :mod:`.facts` -- the statistics of one report build, computed once;
+- :mod:`.markdown` -- REPORT.md, one function per section; :mod:`.paper` -- the paper's Table 3;
+- :mod:`.formatting` -- numbers in text; :mod:`.stage` -- the ``report`` pipeline stage.
 """
 
-from .core import SCHEMA, BenchmarkReport
+from .benchmark import SCHEMA, BenchmarkReport
 
 __all__ = ["BenchmarkReport", "SCHEMA"]

@@ -1,4 +1,4 @@
-r"""LaTeX (booktabs) exporters of a :class:`~netzbench.report.core.BenchmarkReport`.
+r"""LaTeX (booktabs) exporters of a :class:`~netzbench.report.BenchmarkReport`.
 
 Both tables need only ``\usepackage{booktabs}``; they read the report's
 current options (``epoch_selection``, ``ci_method``, ``pairwise_method``), so
@@ -19,6 +19,9 @@ switching an option on the report switches the tables.
 from __future__ import annotations
 
 import math
+
+from .series import metric_label
+from .within_task import nested_summary
 
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
             "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
@@ -42,15 +45,13 @@ def fmt_p(p: float) -> str:
 
 
 def _metric_tex(metric: str, direction: str) -> str:
-    from .core import metric_label
-
     arrow = r"$\uparrow$" if direction == "higher" else r"$\downarrow$"
     return f"{escape(metric_label(metric))} {arrow}"
 
 
 def summary_table(report, digits: int = 3, caption: str | None = None, label: str = "tab:netzbench-summary") -> str:
     """The per-task table of mean ± CI half-width (see the module docstring)."""
-    rows = report._summary_nested()
+    rows = nested_summary(report.summary())
     models = report.models
     tasks = report.tasks
     ci = f"{report.ci:.0%}".replace("%", r"\%")

@@ -71,6 +71,13 @@ def load_paper_table() -> dict | None:
         return None
 
 
+def figure3_models() -> list[str]:
+    """The models of the paper's Figure 3 (its Friedman test), in the order of its mean ranks; none
+    without the quoted table."""
+    table = load_paper_table()
+    return list(table["friedman"]["mean_ranks"]) if table and "friedman" in table else []
+
+
 def _overlap(a_lo: float, a_hi: float, b_lo: float, b_hi: float) -> bool | None:
     if not all(math.isfinite(v) for v in (a_lo, a_hi, b_lo, b_hi)):
         return None

@@ -1,4 +1,9 @@
-"""Reading run records into a :class:`BenchmarkReport`.
+"""Run records into a :class:`BenchmarkReport`: the report's one door to training results.
+
+A run record is the only thing the report reads about a cell: its status,
+per-seed facts and histories, the task's family, category and headline
+metric. Records are read and schema-checked by :mod:`netzbench.records`
+(errors name the file) and a cell's status is :func:`netzbench.records.cell_status`.
 
 The roster (tasks x models) comes from ``params.yaml`` (or explicit
 arguments), never from scanning ``metrics/runs/``: removed cells stay on
@@ -8,55 +13,80 @@ reason, instead of silently shrinking the benchmark.
 
 from __future__ import annotations
 
-import json
-import math
 from pathlib import Path
 
-CANDIDATE_PLACEHOLDERS = ("no_candidate", "in_roster")
+from ..records import PLACEHOLDERS, cell_status, read_record, seed_history
+
+#: per-seed facts of a record that the report keeps beside the histories
+SEED_FACTS = ("reason", "error", "seconds", "started_at", "finished_at", "num_params", "peak_rss_mb", "cached",
+              "epochs")
 
 
-def _read(path: Path) -> dict | None:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-
-
-def _history(seed_entry: dict) -> dict | None:
-    if seed_entry.get("status") != "ok":
-        return None
-    return {k: [math.nan if v is None else v for v in vals] for k, vals in seed_entry["history"].items()}
-
-
-def _cell_facts(record: dict, seeds: list[int]) -> dict:
+def cell_facts(record: dict, seeds: list[int]) -> dict:
+    """What the report keeps about a cell besides its histories: status, role, per-seed facts."""
     per_seed = {}
     for s in seeds:
-        e = record["seeds"].get(str(s))
-        if e is None:
+        entry = record["seeds"].get(str(s))
+        if entry is None:
             per_seed[str(s)] = {"status": "missing", "reason": "seed not in the run record"}
             continue
-        fact = {"status": e["status"]}
-        for key in ("reason", "error"):
-            if key in e:
-                fact[key] = e[key]
-        for key in ("seconds", "started_at", "finished_at", "num_params", "peak_rss_mb", "cached"):
-            if key in e:
-                fact[key] = e[key]
-        if "epochs" in e:
-            fact["epochs"] = e["epochs"]
-        per_seed[str(s)] = fact
-    statuses = {f["status"] for f in per_seed.values()}
-    status = statuses.pop() if len(statuses) == 1 else "partial"
-    out = {"status": status, "role": record.get("role", "roster"), "seeds": per_seed,
+        per_seed[str(s)] = {"status": entry["status"], **{k: entry[k] for k in SEED_FACTS if k in entry}}
+    out = {"status": cell_status(per_seed.values()), "role": record.get("role", "roster"), "seeds": per_seed,
            "model_ref": record.get("model_ref"), "hyperparameters": record.get("hyperparameters")}
     if record.get("reason"):
         out["reason"] = record["reason"]
     return out
 
 
+def report_from_records(cls, records: dict[str, dict[str, dict | None]], seeds: list[int], *,
+                        config: dict | None = None, categories: dict[str, str | None] | None = None,
+                        missing_reason=None, **options):
+    """A ``cls`` (:class:`BenchmarkReport`) from ``records[task][model]`` (a record, or None if missing).
+
+    ``categories`` supplies a task's research category where its records carry none;
+    ``missing_reason(task, model)`` says why a record is missing.
+    """
+    histories: dict[str, dict[str, list]] = {}
+    cells: dict[str, dict[str, dict]] = {}
+    task_meta: dict[str, dict] = {}
+    for task, by_model in records.items():
+        histories[task], cells[task] = {}, {}
+        meta = {"family": None, "category": (categories or {}).get(task)}
+        for model, rec in by_model.items():
+            if rec is None:
+                why = missing_reason(task, model) if missing_reason else "no run record"
+                cells[task][model] = {"status": "missing", "reason": why, "role": "roster", "seeds": {}}
+                histories[task][model] = [None] * len(seeds)
+                continue
+            meta.setdefault("metric", rec["headline_metric"])
+            meta.setdefault("direction", rec["direction"])
+            meta["family"] = rec["family"]
+            meta["category"] = rec.get("category") or meta["category"]
+            cells[task][model] = cell_facts(rec, seeds)
+            histories[task][model] = [seed_history(rec["seeds"].get(str(s), {})) for s in seeds]
+        task_meta[task] = meta
+    return cls(seeds, histories, config, tasks=task_meta, cells=cells, **options)
+
+
+def read_roster(runs_dir, tasks: list[str], models: list[str], candidate_dir=None
+                ) -> tuple[dict[str, dict[str, dict | None]], str | None]:
+    """``records[task][model]`` of the roster (None where missing) and the candidate's name, if any."""
+    runs_dir = Path(runs_dir)
+    records = {t: {m: read_record(runs_dir / t / f"{m}.json", missing_ok=True) for m in models} for t in tasks}
+    candidate = None
+    if candidate_dir is not None:
+        for t in tasks:
+            rec = read_record(Path(candidate_dir) / f"{t}.json", missing_ok=True)
+            if rec is None or rec.get("status") in PLACEHOLDERS:
+                continue
+            candidate = rec["model"]
+            records[t][candidate] = rec
+    return records, candidate
+
+
 def load_from_runs(cls, runs_dir="metrics/runs", *, tasks=None, models=None, params="params.yaml",
                    candidate_dir=None, **options):
-    from ..catalog.table import DATASETS, TASKS
+    """What :meth:`BenchmarkReport.from_runs` does (see there)."""
     from ..params import load_params
 
     p = None
@@ -79,48 +109,13 @@ def load_from_runs(cls, runs_dir="metrics/runs", *, tasks=None, models=None, par
         if rep.get("rank_tasks") is not None:
             defaults["rank_tasks"] = [t for t in rep["rank_tasks"] if t in tasks]
         options = {**defaults, **options}
-    runs_dir = Path(runs_dir)
-    records: dict[str, dict[str, dict | None]] = {t: {} for t in tasks}
-    for t in tasks:
-        for m in models:
-            records[t][m] = _read(runs_dir / t / f"{m}.json")
+    records, candidate = read_roster(runs_dir, tasks, models, candidate_dir)
     if not seeds:
-        found = {int(s) for bm in records.values() for r in bm.values() if r for s in r["seeds"]}
-        seeds = sorted(found)
-    candidate_name = None
-    if candidate_dir is not None:
-        for t in tasks:
-            rec = _read(Path(candidate_dir) / f"{t}.json")
-            if rec is None or rec.get("status") in CANDIDATE_PLACEHOLDERS:
-                continue
-            candidate_name = rec["model"]
-            records[t][candidate_name] = rec
-    histories: dict[str, dict[str, list]] = {}
-    cells: dict[str, dict[str, dict]] = {}
-    task_meta: dict[str, dict] = {}
-    for t in tasks:
-        histories[t], cells[t] = {}, {}
-        spec = TASKS.get(t)
-        meta = {"family": spec.family if spec else None,
-                "category": DATASETS[spec.dataset].category if spec else None}
-        for m, rec in records[t].items():
-            if rec is None:
-                cells[t][m] = {"status": "missing", "reason": f"no run record at {runs_dir / t / (m + '.json')}",
-                               "role": "roster", "seeds": {}}
-                histories[t][m] = [None] * len(seeds)
-                continue
-            meta.setdefault("metric", rec["headline_metric"])
-            meta.setdefault("direction", rec["direction"])
-            meta["family"] = rec["family"]
-            cells[t][m] = _cell_facts(rec, seeds)
-            histories[t][m] = [_history(rec["seeds"].get(str(s), {})) for s in seeds]
-        if "metric" not in meta and spec is not None:
-            from ..training.runner import HEADLINE
-
-            meta["metric"], meta["direction"] = HEADLINE[spec.family]
-        task_meta[t] = meta
-    config = {"tasks": tasks, "models": models, "candidate": candidate_name}
+        seeds = sorted({int(s) for by_model in records.values() for r in by_model.values() if r for s in r["seeds"]})
+    config = {"tasks": tasks, "models": models, "candidate": candidate}
     if p is not None:
         config.update({"train": p["train"], "model": p["model"], "model_args": p["model_args"],
                        "report": p["report"], "data": {"on_missing": p["data"]["on_missing"]}})
-    return cls(seeds, histories, config, tasks=task_meta, cells=cells, **options)
+    return report_from_records(cls, records, seeds, config=config,
+                               missing_reason=lambda t, m: f"no run record at {Path(runs_dir) / t / (m + '.json')}",
+                               **options)

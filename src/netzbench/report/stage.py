@@ -17,6 +17,9 @@ to the working directory (or ``out_dir``):
   ``plots/dashboard.png``, ``plots/mean_ranks.csv``/``.png``;
 - ``reports/REPORT.md``: the readable report (:mod:`netzbench.report.markdown`).
 
+Every statistic they share is computed once per build
+(:func:`~netzbench.report.facts.collect_facts`).
+
 ``params['report']`` drives it: ``alpha``, ``ci``, ``ci_method``,
 ``bootstrap_n``, ``pairwise_method``, ``epoch_selection`` (through
 :meth:`BenchmarkReport.from_runs`), ``aggregation`` (the mean ranks of
@@ -33,9 +36,13 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ..training.record import write_json_atomic
-from .core import BenchmarkReport
+from ..records import write_json_atomic
+from ..stats import VERDICTS
+from .benchmark import BenchmarkReport
+from .facts import ReportFacts, collect_facts
+from .figures import plot_message, save_figure
 from .formatting import number, p_value
+from .markdown import render_markdown
 
 SUMMARY_COLUMNS = ["task", "model", "metric", "direction", "mean", "std", "sem", "n_seeds", "lo", "hi",
                    "half_width", "ci", "ci_method", "status"]
@@ -44,10 +51,6 @@ PAIRWISE_COLUMNS = ["task", "model_a", "model_b", "direction", "mean_diff", "sig
 EQUIVALENCE_COLUMNS = ["task", "model_a", "model_b", "mean_diff", "n_seeds", "margin", "p_lower", "p_upper",
                        "p_tost", "p_tost_holm", "equivalent", "p_diff_holm", "pairwise_method", "verdict"]
 AUDIT_COLUMNS = ["task", "model", "seed", "selection", "index", "epoch", "value", "validation"]
-
-PLOT_FILES = ["plots/critical_difference.png", "plots/critical_difference.svg", "plots/forest.png",
-              "plots/pairwise.png", "plots/learning_curves.png", "plots/dashboard.png", "plots/mean_ranks.png"]
-
 
 def _num(v: Any) -> Any:
     if isinstance(v, float) and not math.isfinite(v):
@@ -80,30 +83,25 @@ def missing_cells(report: BenchmarkReport) -> list[dict]:
 
 
 def _verdict_counts(rows: list[dict]) -> dict[str, int]:
-    from ..stats import VERDICTS
-
     counts = {v: 0 for v in VERDICTS}
     for r in rows:
         counts[r["verdict"]] += 1
     return counts
 
 
-def headline_metrics(report: BenchmarkReport, candidate: str | None, roster: list[str], *,
-                     aggregation: str = "uniform", weights: dict | None = None,
-                     equivalence: list[dict] | None = None) -> dict:
-    """The ``metrics/report.json`` dict (JSON-safe: NaN becomes null)."""
-    fr = report.friedman()
+def report_metrics(facts: ReportFacts) -> dict:
+    """The ``metrics/report.json`` dict of one build (JSON-safe: NaN becomes null)."""
+    report, fr, cost = facts.report, facts.friedman, facts.cost
     cells: dict[str, dict] = {}
-    for row in report.summary():
+    for row in facts.summary:
         cells.setdefault(row["task"], {})[row["model"]] = {
             "mean": _num(row["mean"]), "lo": _num(row["lo"]), "hi": _num(row["hi"]), "n_seeds": row["n_seeds"]}
-    agg = {"name": aggregation, "mean_ranks": {}}
-    try:
-        agg["mean_ranks"] = {m: _num(r) for m, r in report.mean_ranks(aggregation, weights=weights).items()}
-    except ValueError as exc:  # e.g. custom without weights: said in REPORT.md, uniform stays the headline
-        agg["error"] = str(exc)
-    cost = report.compute_cost()
-    pw = report.pairwise()
+    agg = {"name": facts.aggregation, "mean_ranks": {}}
+    if facts.aggregation in facts.mean_ranks:
+        agg["mean_ranks"] = {m: _num(r) for m, r in facts.mean_ranks[facts.aggregation].items()}
+    else:  # e.g. custom without weights: said in REPORT.md, uniform stays the headline
+        agg["error"] = facts.mean_rank_errors[facts.aggregation]
+    pw = facts.headline_pairwise
     out = {
         "friedman": {"chi2": _num(fr["chi2"]), "p_value": _num(fr["p_value"]),
                      "iman_davenport_f": _num(fr["iman_davenport_f"]),
@@ -115,81 +113,62 @@ def headline_metrics(report: BenchmarkReport, candidate: str | None, roster: lis
         "aggregation": agg,
         "cells": cells,
         "significant_pairs": sum(r["significant"] for r in pw), "n_pairs": len(pw),
-        "candidate": report.candidate_block(candidate, roster),
-        "missing": {f"{m['task']}/{m['model']}": m["status"] for m in missing_cells(report)},
-        "unavailable_tasks": report.unavailable_tasks(),
-        "tasks_without_results": report.tasks_without_results(),
+        "candidate": facts.candidate_block,
+        "missing": {f"{m['task']}/{m['model']}": m["status"] for m in facts.missing},
+        "unavailable_tasks": facts.unavailable,
+        "tasks_without_results": facts.without_results,
         "compute": {"total_seconds": round(cost["total_seconds"], 3), "n_timed_seeds": cost["n_timed"],
                     "wall_seconds": None if cost["wall_seconds"] is None else round(cost["wall_seconds"], 3)},
         "options": report.options(),
     }
-    if equivalence is not None:
-        out["equivalence_verdicts"] = _verdict_counts(equivalence)
+    if facts.equivalence is not None:
+        out["equivalence_verdicts"] = _verdict_counts(facts.equivalence)
     return out
+
+
+def headline_metrics(report: BenchmarkReport, candidate: str | None, roster: list[str], *,
+                     aggregation: str = "uniform", weights: dict | None = None) -> dict:
+    """The ``metrics/report.json`` dict of ``report`` on its own (:func:`report_metrics` of fresh facts)."""
+    return report_metrics(collect_facts(report, candidate, roster, aggregation=aggregation, weights=weights))
 
 
 def _safe_figure(make, message: str):
     """``make()``, or a figure stating why there is nothing to draw (outputs must always exist)."""
-    from . import plots
-
     try:
         return make()
     except ValueError as exc:
-        return plots.plot_message(f"{message}: {exc}")
+        return plot_message(f"{message}: {exc}")
 
 
-def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None, echo=print,
-                  out_dir: str | Path = ".") -> dict:
-    """Write every report artefact (see the module docstring); return the headline metrics."""
-    from . import plots
-    from .markdown import render_markdown
-
-    root = Path(out_dir)
-    rep_params = params.get("report", {})
-    aggregation = rep_params.get("aggregation", "uniform")
-    weights = rep_params.get("weights")
-    roster = list(params["models"])
-
-    equivalence = None
-    equivalence_error = None
-    try:
-        equivalence = report.equivalence()
-    except ValueError as exc:
-        equivalence_error = str(exc)
-
-    metrics = headline_metrics(report, candidate, roster, aggregation=aggregation, weights=weights,
-                               equivalence=equivalence)
-    write_json_atomic(root / "metrics/report.json", metrics, indent=2)
-    (root / "reports").mkdir(parents=True, exist_ok=True)
-    report.to_json(root / "reports/benchmark.json")
-
-    _write_csv(root / "reports/summary.csv", report.summary(), SUMMARY_COLUMNS)
-    for method in ("t", "wilcoxon"):
-        _write_csv(root / f"reports/pairwise_{method}.csv", report.pairwise(method), PAIRWISE_COLUMNS)
-    power_rows = report.power()
+def _write_tables(facts: ReportFacts, root: Path) -> None:
+    """The CSV and booktabs tables under ``reports/``."""
+    report = facts.report
+    _write_csv(root / "reports/summary.csv", facts.summary, SUMMARY_COLUMNS)
+    for method, rows in facts.pairwise.items():
+        _write_csv(root / f"reports/pairwise_{method}.csv", rows, PAIRWISE_COLUMNS)
+    power_rows = facts.power
     power_cols = ["task", "model_a", "model_b", "mean_diff", "sigma_d", "n_seeds", "mde", "observed_power",
                   "detectable", "power"] + [c for c in (power_rows[0] if power_rows else {}) if
                                             c.startswith("seeds_needed_")]
     if not power_rows:
         power_cols += ["seeds_needed_0.02", "seeds_needed_0.01", "seeds_needed_0.005"]
     _write_csv(root / "reports/power.csv", power_rows, power_cols)
-    _write_csv(root / "reports/equivalence.csv", equivalence or [], EQUIVALENCE_COLUMNS)
+    _write_csv(root / "reports/equivalence.csv", facts.equivalence or [], EQUIVALENCE_COLUMNS)
     _write_csv(root / "reports/selected_epochs.csv", report.selected_epochs(table=True), AUDIT_COLUMNS)
     (root / "reports/summary.tex").write_text(report.to_latex(), encoding="utf-8")
     (root / "reports/pairwise.tex").write_text(report.pairwise_to_latex(), encoding="utf-8")
 
-    # ---- figures
-    fr = report.friedman()
-    pdir = root / "plots"
+
+def _write_figures(facts: ReportFacts, pdir: Path) -> None:
+    """``plots/``: the mean ranks of the configured aggregation (CSV) and every figure."""
+    report, aggregation, weights = facts.report, facts.aggregation, facts.weights
     pdir.mkdir(parents=True, exist_ok=True)
-    try:
-        agg_ranks = report.mean_ranks(aggregation, weights=weights)
-    except ValueError:
-        agg_ranks = {}
-    rank_rows = sorted(((m, r) for m, r in agg_ranks.items() if math.isfinite(r)), key=lambda kv: kv[1])
+    uniform = facts.friedman["mean_ranks"]
+    rank_rows = sorted(((m, r) for m, r in facts.mean_ranks.get(aggregation, {}).items() if math.isfinite(r)),
+                       key=lambda kv: kv[1])
     _write_csv(pdir / "mean_ranks.csv",
                [{"model": m, "mean_rank": round(r, 6), "aggregation": aggregation,
-                 "uniform_mean_rank": round(fr["mean_ranks"].get(m, math.nan), 6)} for m, r in rank_rows],
+                 "uniform_mean_rank": round(uniform.get(m, math.nan), 6)} for m, r in rank_rows],
                ["model", "mean_rank", "aggregation", "uniform_mean_rank"])
     figures = {
         "critical_difference": (lambda: report.plot_critical_difference(), "no critical-difference diagram",
@@ -203,23 +182,33 @@ def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None, 
         "dashboard": (report.plot_dashboard, "no dashboard", ("png",)),
     }
     for name, (make, message, formats) in figures.items():
-        fig = _safe_figure(make, message)
-        plots.save_figure(fig, pdir / name, formats=formats)
+        save_figure(_safe_figure(make, message), pdir / name, formats=formats)
 
-    text = render_markdown(report, params, metrics, candidate=candidate, equivalence=equivalence,
-                           equivalence_error=equivalence_error, aggregation=aggregation, weights=weights)
-    (root / "reports/REPORT.md").write_text(text, encoding="utf-8")
 
-    unavailable = report.unavailable_tasks()
+def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None, echo=print,
+                  out_dir: str | Path = ".") -> dict:
+    """Write every report artefact (see the module docstring); return the headline metrics."""
+    root = Path(out_dir)
+    rep_params = params.get("report", {})
+    facts = collect_facts(report, candidate, list(params["models"]),
+                          aggregation=rep_params.get("aggregation", "uniform"), weights=rep_params.get("weights"))
+    metrics = report_metrics(facts)
+    write_json_atomic(root / "metrics/report.json", metrics, indent=2)
+    (root / "reports").mkdir(parents=True, exist_ok=True)
+    report.to_json(root / "reports/benchmark.json")
+    _write_tables(facts, root)
+    _write_figures(facts, root / "plots")
+    (root / "reports/REPORT.md").write_text(render_markdown(facts, params), encoding="utf-8")
+
+    fr, unavailable = facts.friedman, facts.unavailable
     if unavailable:
         echo(f"report: DATA UNAVAILABLE for {len(unavailable)} task(s): {', '.join(unavailable)}; "
              f"their cells are reported as missing and the ranks use the N = {fr['n_tasks']} tasks present")
-    failed = [t for t in report.tasks_without_results() if t not in unavailable]
-    if failed:
-        echo(f"report: NO RESULTS for {len(failed)} task(s): {', '.join(failed)} (every run failed or is missing); "
-             f"the ranks use the N = {fr['n_tasks']} tasks present")
+    if facts.failed_tasks:
+        echo(f"report: NO RESULTS for {len(facts.failed_tasks)} task(s): {', '.join(facts.failed_tasks)} (every run "
+             f"failed or is missing); the ranks use the N = {fr['n_tasks']} tasks present")
     echo(f"report: N = {fr['n_tasks']} tasks, k = {fr['k']} models, Friedman p = {p_value(fr['p_value'])}, "
-         f"CD = {number(fr['cd'])}; {len(missing_cells(report))} missing cell(s)")
+         f"CD = {number(fr['cd'])}; {len(facts.missing)} missing cell(s)")
     return metrics
 
 

@@ -1,1 +1,1 @@
-"""Training: per-family trainers, splits, metrics, the per-seed cache and the cell runner."""
+"""Training: one loop per task family, seeding, splits, metrics, the inner search (result identity)."""

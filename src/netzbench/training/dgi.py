@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import torch
 
 from ..models.dgi import DGIWrapper
-from .seed_job import set_seed
+from .seed import set_seed
 
 
 @dataclass

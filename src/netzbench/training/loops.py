@@ -15,20 +15,21 @@ selection and search never score on held-out data. Evaluation runs under
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Callable
-
-import warnings
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
-warnings.filterwarnings("ignore", message="Sparse invariant checks are implicitly disabled")
-
+from ..graphs.edges import message_passing_graph, undirected_pairs
+from ..graphs.features import structural_features
 from . import metrics as M
 from .splits import random_index_split, sample_negative_pairs, split_rng, stratified_node_split
+
+warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
+warnings.filterwarnings("ignore", message="Sparse invariant checks are implicitly disabled")
 
 @dataclass(frozen=True)
 class Hyper:
@@ -44,12 +45,6 @@ class FitResult:
     history: dict[str, list[float]]
     epochs: list[int]
     num_params: int
-
-
-def structural_features(num_nodes: int, edge_index: np.ndarray) -> np.ndarray:
-    """Features for graphs without any: ``[1, log(1 + degree)]`` per node (documented in the README)."""
-    deg = np.bincount(edge_index.reshape(-1), minlength=num_nodes).astype(np.float32)
-    return np.stack([np.ones(num_nodes, dtype=np.float32), np.log1p(deg)], axis=1)
 
 
 def _num_nodes(arrays: dict) -> int:
@@ -75,20 +70,6 @@ def maybe_sparse(model: torch.nn.Module, x: torch.Tensor) -> torch.Tensor:
     if (x != 0).float().mean().item() >= SPARSE_DENSITY:
         return x
     return x.to_sparse_csr()
-
-
-def simple_graph(edge_index: torch.Tensor, num_nodes: int) -> torch.Tensor:
-    """The message-passing graph of a fixed-graph task: duplicate edges merged, self-loops dropped.
-
-    Every encoder sees the same graph whether it takes an edge index or a CSR
-    adjacency (a CSR tensor cannot hold parallel edges); layers that want
-    self-loops (GCN, GAT) add them themselves. Relational graphs have many
-    parallel edges (one per relation between a pair: 22 % of FB15k-237's).
-    """
-    from torch_geometric.utils import coalesce, remove_self_loops
-
-    edge_index, _ = remove_self_loops(edge_index)
-    return coalesce(edge_index, num_nodes=num_nodes)
 
 
 def maybe_adjacency(model: torch.nn.Module, edge_index: torch.Tensor, num_nodes: int):
@@ -154,7 +135,7 @@ def train_node_cls(build, arrays: dict, seed: int, hp: Hyper, split: str, device
     num_classes = int(y.max()) + 1
     model = build(x.shape[1], hp.hidden_channels, num_classes).to(device)
     x = maybe_sparse(model, x)
-    edge_index = maybe_adjacency(model, simple_graph(edge_index, x.shape[0]), x.shape[0])
+    edge_index = maybe_adjacency(model, message_passing_graph(edge_index, x.shape[0]), x.shape[0])
 
     def step():
         out = model(x, edge_index)
@@ -263,8 +244,6 @@ def random_edge_split(num_nodes: int, edge_index: np.ndarray, seed: int, val: fl
     equal in number to the positives, never overlapping any true edge or each
     other.
     """
-    from ..catalog.loaders import undirected_pairs
-
     pairs = undirected_pairs(edge_index)
     rng = split_rng(seed, "edge_split")
     perm = rng.permutation(pairs.shape[1])
@@ -287,7 +266,7 @@ def train_link_pred(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on_
     mp_edges = torch.cat([tp, tp.flip(0)], dim=1)  # message passing only over training edges
     model = build(x.shape[1], hp.hidden_channels, hp.hidden_channels).to(device)
     x = maybe_sparse(model, x)
-    mp_edges = maybe_adjacency(model, simple_graph(mp_edges, n), n)
+    mp_edges = maybe_adjacency(model, message_passing_graph(mp_edges, n), n)
     neg_rng = split_rng(seed, "train_negatives")
     eval_sets = {
         name: (torch.as_tensor(np.concatenate([pos, neg], axis=1), dtype=torch.long).to(device),
@@ -371,7 +350,7 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on
     mp_edges = torch.cat([ei, ei.flip(0)], dim=1)
     model = build(x.shape[1], hp.hidden_channels, hp.hidden_channels).to(device)
     x = maybe_sparse(model, x)
-    mp_edges = maybe_adjacency(model, simple_graph(mp_edges, n), n)
+    mp_edges = maybe_adjacency(model, message_passing_graph(mp_edges, n), n)
     true_ids = np.unique(np.concatenate([(t[0] * num_rel + t[1]) * n + t[2] for t in trip.values()]))
     rng = split_rng(seed, "relational_eval")
     eval_sets = {}

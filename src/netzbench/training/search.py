@@ -8,7 +8,8 @@ selected candidate becomes the seed's history; the whole trace goes into the
 run record. The search space covers ``lr``, ``weight_decay`` and
 ``hidden_channels``; ``grid`` takes every combination, ``random`` takes ``n``
 of them without replacement, drawn with ``search.seed``. An empty space is
-the unsearched protocol, exactly.
+the unsearched protocol, exactly. The block is validated by
+:func:`netzbench.params.validate_search`.
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ import itertools
 import math
 
 import numpy as np
-
-SEARCHABLE = ("lr", "weight_decay", "hidden_channels")
 
 
 def candidates(search: dict | None) -> list[dict]:
@@ -57,31 +56,3 @@ def select(results: list[dict], headline_metric: str, direction: str) -> tuple[i
         if best_score is None or signed > best_score:
             best, best_score = i, signed
     return best, trace
-
-
-def validate_search(search: dict) -> None:
-    """Raise ValueError naming the problem in a ``search`` block."""
-    from ..params import ParamsError
-
-    space = search.get("space") or {}
-    if not isinstance(space, dict):
-        raise ParamsError(f"params.yaml: `search.space` must be a mapping, got {space!r}")
-    unknown = sorted(set(space) - set(SEARCHABLE))
-    if unknown:
-        raise ParamsError(f"params.yaml: `search.space` has unknown keys {unknown}; searchable: {list(SEARCHABLE)}")
-    for key, values in space.items():
-        if not isinstance(values, list) or not values:
-            raise ParamsError(f"params.yaml: `search.space.{key}` must be a non-empty list, got {values!r}")
-        for v in values:
-            ok = (isinstance(v, (int, float)) and not isinstance(v, bool)
-                  and (v > 0 if key != "weight_decay" else v >= 0)
-                  and (isinstance(v, int) if key == "hidden_channels" else True))
-            if not ok:
-                raise ParamsError(f"params.yaml: `search.space.{key}` has an invalid value {v!r}")
-    method = search.get("method", "grid")
-    if method not in ("grid", "random"):
-        raise ParamsError(f"params.yaml: `search.method` must be one of ['grid', 'random'], got {method!r}")
-    if method == "random" and space:
-        n = search.get("n")
-        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-            raise ParamsError(f"params.yaml: `search.n` must be a positive integer for random search, got {n!r}")

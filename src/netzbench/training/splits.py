@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..catalog.synthetic import rng_for
+from ..graphs.rng import rng_for
 
 
 def split_rng(seed: int, purpose: str) -> np.random.Generator:
-    """The stream for ``purpose`` under run seed ``seed`` (the data generators' :func:`rng_for`)."""
+    """The stream for ``purpose`` under run seed ``seed`` (:func:`netzbench.graphs.rng.rng_for`)."""
     return rng_for(purpose, seed)
 
 

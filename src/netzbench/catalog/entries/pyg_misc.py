@@ -3,8 +3,8 @@
 None of these are in the offline mirror (a mirror may add them as
 ``<dataset id>/raw/<file>``, see each source's ``mirror_path``). Archives
 that hold thousands of files (ModelNet, ShapeNet, MalNet, OGB) are fetched
-as one raw file each and unpacked by the processor
-(:mod:`netzbench.catalog.readers.pyg_misc`). No upstream publishes
+as one raw file each and unpacked by the processors
+(:mod:`netzbench.catalog.readers.pyg_misc` and ``.pyg_vision``). No upstream publishes
 checksums for these files, so ``sha256`` is unknown (None) throughout.
 """
 
@@ -15,6 +15,7 @@ import dataclasses
 from ..table import Dataset, RawFile, Source, TaskSpec, add_dataset, add_task
 
 _P = "netzbench.catalog.readers.pyg_misc"
+_V = "netzbench.catalog.readers.pyg_vision"
 
 
 def _raw(*names: str) -> tuple[RawFile, ...]:
@@ -96,7 +97,7 @@ add_dataset(Dataset(
         "L. Yi et al., A Scalable Active Framework for Region Annotation in 3D Shape Collections, "
         "SIGGRAPH Asia 2016"
     ),
-    processor=f"{_P}:shapenet",
+    processor=f"{_V}:shapenet",
     sources=(Source("files", "https://shapenet.cs.stanford.edu/media/{file}", "shapenet-zip",
                     _raw(_SHAPENET_ZIP)),),
 ))
@@ -113,7 +114,7 @@ add_dataset(Dataset(
     license=("MNIST: CC BY-SA 3.0 (as commonly cited; not stated in the files); cite LeCun et al. 1998 "
              "and Monti et al. 2017"),
     citation="F. Monti et al., Geometric Deep Learning on Graphs and Manifolds Using Mixture Model CNNs, CVPR 2017",
-    processor=f"{_P}:mnist_superpixels",
+    processor=f"{_V}:mnist_superpixels",
     sources=(Source("zip", "https://data.pyg.org/datasets/MNISTSuperpixels.zip", "pyg-pt",
                     _raw("MNISTSuperpixels.pt")),),
 ))
@@ -129,7 +130,7 @@ add_dataset(Dataset(
     ),
     license="not stated by the source; cite Krizhevsky 2009 and Dwivedi et al. 2020",
     citation="V. P. Dwivedi et al., Benchmarking Graph Neural Networks, JMLR 2023 (arXiv 2003.00982)",
-    processor=f"{_P}:cifar10_superpixels",
+    processor=f"{_V}:cifar10_superpixels",
     sources=(Source("zip", "https://data.pyg.org/datasets/benchmarking-gnns/CIFAR10_v2.zip", "pyg-pt",
                     _raw("CIFAR10_v2.pt")),),
 ))
@@ -152,7 +153,7 @@ for _n, _url, _graphs in (
         ),
         license="Princeton ModelNet: academic research use (not stated in the files); cite Wu et al. 2015",
         citation="Z. Wu et al., 3D ShapeNets: A Deep Representation for Volumetric Shapes, CVPR 2015",
-        processor=f"{_P}:modelnet",
+        processor=f"{_V}:modelnet",
         sources=(Source("files", _url, "modelnet-zip", _raw(f"ModelNet{_n}.zip")),),
     ))
 

@@ -3,7 +3,7 @@
 Each processor stages the raw files into a temporary root laid out the way
 the PyG/OGB class expects (so the class finds them and never downloads),
 lets the class parse them, and converts the result to the layouts of
-:mod:`netzbench.catalog.data`. The conversion helpers (``collection_arrays``,
+:mod:`netzbench.graphs.layout`. The conversion helpers (``datasets_collection``,
 ``node_arrays``, ``relational_arrays``, ...) take plain PyG objects, so they
 are tested on tiny in-memory datasets too.
 
@@ -15,51 +15,14 @@ test mask repeated for each of the 20 splits).
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from ..loaders import undirected_pairs
-
-OGB_HINT = "pip install 'netzbench[ogb]'"
-
-
-# --------------------------------------------------------------------- helpers
-
-
-def _stage(raw_dir: Path, *parts: str) -> tuple[tempfile.TemporaryDirectory, Path]:
-    """A writable temporary root with a copy of ``raw_dir`` at ``root/<parts...>``."""
-    tmp = tempfile.TemporaryDirectory(prefix="netzbench-pyg-")
-    root = Path(tmp.name)
-    shutil.copytree(raw_dir, root.joinpath(*parts))
-    return tmp, root
-
-
-def symmetric_edges(pairs: np.ndarray) -> np.ndarray:
-    """Both directions of unique undirected pairs ``[2, m]``, sorted by (source, target)."""
-    pairs = np.asarray(pairs, dtype=np.int64).reshape(2, -1)
-    both = np.concatenate([pairs, pairs[::-1]], axis=1)
-    order = np.lexsort((both[1], both[0]))
-    return np.ascontiguousarray(both[:, order])
-
-
-def _np(t) -> np.ndarray:
-    return t.detach().cpu().numpy() if hasattr(t, "detach") else np.asarray(t)
-
-
-def _import_ogb(module: str):
-    import importlib
-
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise ImportError(
-            f"this dataset is read with the optional Open Graph Benchmark package ({module} could "
-            f"not be imported: {exc}). Install it with: {OGB_HINT}"
-        ) from exc
-
+from ...graphs.collection import collection_arrays
+from ...graphs.convert import as_numpy as _np
+from ...graphs.edges import count_undirected_pairs, symmetric_edges, undirected_pairs
+from .staging import import_ogb, stage
 
 # --------------------------------------------------------- graph collections
 
@@ -88,14 +51,13 @@ def _collect(ds) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.nda
     return x, ei, node_ptr, edge_ptr, y
 
 
-def collection_arrays(parts, target: str, split: np.ndarray | None = None) -> tuple[dict, dict]:
-    """Concatenate graph collections into the collection layout.
+def datasets_collection(parts, target: str, split: np.ndarray | None = None) -> tuple[dict, dict]:
+    """The collection layout (:mod:`netzbench.graphs.collection`) of PyG graph collections.
 
     ``parts`` is a sequence of datasets (e.g. the train, val and test parts of
-    LRGB, concatenated in that order). ``target`` is ``"class"`` (``y`` int64
-    [G]), ``"multilabel"`` (float32 [G, T], NaN where missing) or
-    ``"regression"`` (float32 [G, T]). ``split`` (int8 [G], 0/1/2) is stored
-    when given.
+    LRGB, concatenated in that order); ``target`` is ``"class"``,
+    ``"multilabel"`` or ``"regression"``; ``split`` (int8 [G], 0/1/2) is
+    stored when given.
     """
     xs, eis, nps, eps, ys = [], [], [0], [0], []
     for ds in parts:
@@ -104,51 +66,9 @@ def collection_arrays(parts, target: str, split: np.ndarray | None = None) -> tu
         eis.append(np.asarray(ei, dtype=np.int64).reshape(2, -1))
         nps.extend((node_ptr[1:] + nps[-1]).tolist())
         eps.extend((edge_ptr[1:] + eps[-1]).tolist())
-        ys.append(np.asarray(y))
-    y = np.concatenate(ys)
-    num_graphs = len(nps) - 1
-    if target == "class":
-        y = y.reshape(num_graphs, -1)
-        if y.shape[1] != 1:
-            raise ValueError(f"single-label classification expects one target per graph, got {y.shape}")
-        y = y.reshape(-1).astype(np.int64)
-    elif target in ("multilabel", "regression"):
-        y = y.reshape(num_graphs, -1).astype(np.float32)
-    else:
-        raise ValueError(f"unknown target kind {target!r}")
-    edge_index = np.concatenate(eis, axis=1)
-    edge_ptr = np.asarray(eps, dtype=np.int64)
-    node_offset = np.asarray(nps[:-1], dtype=np.int64)
-    arrays = {
-        "x": np.concatenate(xs),
-        "edge_index": edge_index,
-        "y": y,
-        "node_ptr": np.asarray(nps, dtype=np.int64),
-        "edge_ptr": edge_ptr,
-    }
-    # unique undirected pairs summed over graphs = pairs of the disjoint union (global node ids)
-    graph_of_edge = np.repeat(np.arange(num_graphs), np.diff(edge_ptr))
-    global_ei = edge_index + node_offset[graph_of_edge]
-    counts = {
-        "num_graphs": num_graphs,
-        "num_nodes": int(nps[-1]),
-        "num_edges": int(undirected_pairs(global_ei).shape[1]),
-        "num_features": int(arrays["x"].shape[1]),
-    }
-    if target == "class":
-        counts["num_classes"] = int(y.max()) + 1
-    else:
-        counts["num_targets"] = int(y.shape[1])
-        if target == "multilabel":
-            counts["num_missing_labels"] = int(np.isnan(y).sum())
-    if split is not None:
-        split = np.asarray(split, dtype=np.int8)
-        if split.shape != (num_graphs,):
-            raise ValueError(f"split has shape {split.shape}, expected ({num_graphs},)")
-        arrays["split"] = split
-        counts.update({f"num_{name}_graphs": int((split == k).sum())
-                       for k, name in enumerate(("train", "val", "test"))})
-    return arrays, counts
+        ys.append(np.asarray(y).reshape(len(node_ptr) - 1, -1))
+    return collection_arrays(np.concatenate(xs), np.concatenate(eis, axis=1), nps, eps, np.concatenate(ys),
+                             target=target, split=split)
 
 
 def split_from_index(num: int, split_idx: dict) -> np.ndarray:
@@ -230,7 +150,7 @@ def relational_arrays(num_nodes: int, num_relations: int, triples: dict) -> tupl
         arrays[f"{split}_edge_index"], arrays[f"{split}_edge_type"] = ei, et
         counts[f"num_{split}_triples"] = int(et.size)
     every = np.concatenate([arrays[f"{s}_edge_index"] for s in ("train", "valid", "test")], axis=1)
-    counts["num_edges"] = int(undirected_pairs(every).shape[1])
+    counts["num_edges"] = count_undirected_pairs(every)
     return arrays, counts
 
 
@@ -240,11 +160,11 @@ def relational_arrays(num_nodes: int, num_relations: int, triples: dict) -> tupl
 def _peptides(raw_dir: Path, name: str, target: str) -> tuple[dict, dict]:
     from torch_geometric.datasets import LRGBDataset
 
-    tmp, root = _stage(raw_dir, name, "raw")
+    tmp, root = stage(raw_dir, name, "raw")
     with tmp:
         parts = [LRGBDataset(str(root), name, split=s) for s in ("train", "val", "test")]
         split = np.concatenate([np.full(len(p), k, dtype=np.int8) for k, p in enumerate(parts)])
-        return collection_arrays(parts, target, split)
+        return datasets_collection(parts, target, split)
 
 
 def peptides_func(raw_dir: Path, fmt: str = "lrgb-peptides") -> tuple[dict, dict]:
@@ -258,12 +178,12 @@ def peptides_struct(raw_dir: Path, fmt: str = "lrgb-peptides") -> tuple[dict, di
 
 
 def _ogbg(raw_dir: Path, name: str, target: str) -> tuple[dict, dict]:
-    mod = _import_ogb("ogb.graphproppred")
-    tmp, root = _stage(raw_dir, name.replace("-", "_"))
+    mod = import_ogb("ogb.graphproppred")
+    tmp, root = stage(raw_dir, name.replace("-", "_"))
     with tmp:
         ds = mod.PygGraphPropPredDataset(name=name, root=str(root))
         split = split_from_index(len(ds), ds.get_idx_split())
-        return collection_arrays([ds], target, split)
+        return datasets_collection([ds], target, split)
 
 
 def ogbg_molhiv(raw_dir: Path, fmt: str = "ogb") -> tuple[dict, dict]:
@@ -287,7 +207,7 @@ def ppi(raw_dir: Path, fmt: str = "ppi") -> tuple[dict, dict]:
     """
     from torch_geometric.datasets import PPI
 
-    tmp, root = _stage(raw_dir, "raw")
+    tmp, root = stage(raw_dir, "raw")
     with tmp:
         xs, eis, offset, graphs = [], [], 0, 0
         for s in ("train", "val", "test"):
@@ -310,7 +230,7 @@ def wikics(raw_dir: Path, fmt: str = "wikics") -> tuple[dict, dict]:
     """
     from torch_geometric.datasets import WikiCS
 
-    tmp, root = _stage(raw_dir, "WikiCS", "raw")
+    tmp, root = stage(raw_dir, "WikiCS", "raw")
     with tmp:
         return node_arrays(WikiCS(str(root / "WikiCS"), is_undirected=True)[0])
 
@@ -323,15 +243,15 @@ def heterophilous(raw_dir: Path, fmt: str = "heterophilous-npz") -> tuple[dict, 
     if len(npz) != 1:
         raise ValueError(f"expected one <name>.npz in {raw_dir}, found {[p.name for p in npz]}")
     name = npz[0].stem
-    tmp, root = _stage(raw_dir, name, "raw")
+    tmp, root = stage(raw_dir, name, "raw")
     with tmp:
         return node_arrays(HeterophilousGraphDataset(str(root), name)[0])
 
 
 def ogbn_arxiv(raw_dir: Path, fmt: str = "ogb") -> tuple[dict, dict]:
     """ogbn-arxiv via ``ogb``: time split as masks; citations symmetrised (as OGB's own baselines do)."""
-    mod = _import_ogb("ogb.nodeproppred")
-    tmp, root = _stage(raw_dir, "ogbn_arxiv")
+    mod = import_ogb("ogb.nodeproppred")
+    tmp, root = stage(raw_dir, "ogbn_arxiv")
     with tmp:
         ds = mod.PygNodePropPredDataset(name="ogbn-arxiv", root=str(root))
         return ogb_node_arrays(ds[0], ds.get_idx_split())
@@ -364,7 +284,7 @@ def movielens_100k(raw_dir: Path, fmt: str = "movielens") -> tuple[dict, dict]:
     """
     from torch_geometric.datasets import MovieLens100K
 
-    tmp, root = _stage(raw_dir, "raw")
+    tmp, root = stage(raw_dir, "raw")
     with tmp:
         return bipartite_arrays(MovieLens100K(str(root))[0])
 
@@ -392,8 +312,8 @@ def ogbl_collab(raw_dir: Path, fmt: str = "ogb") -> tuple[dict, dict]:
     split per seed, so the positive edges of OGB's train, valid and test
     sets are joined (years and multiplicities collapsed to unique pairs).
     """
-    mod = _import_ogb("ogb.linkproppred")
-    tmp, root = _stage(raw_dir, "ogbl_collab")
+    mod = import_ogb("ogb.linkproppred")
+    tmp, root = stage(raw_dir, "ogbl_collab")
     with tmp:
         ds = mod.PygLinkPropPredDataset(name="ogbl-collab", root=str(root))
         return ogb_link_arrays(ds[0], ds.get_edge_split())
@@ -423,7 +343,7 @@ def fb15k_237(raw_dir: Path, fmt: str = "fb15k-237-dict") -> tuple[dict, dict]:
 
     lines = (Path(raw_dir) / "relations.dict").read_text(encoding="utf-8").splitlines()
     num_relations = sum(1 for line in lines if line.strip())
-    tmp, root = _stage(raw_dir, "FB15k-237", "raw")
+    tmp, root = stage(raw_dir, "FB15k-237", "raw")
     with tmp:
         data = RelLinkPredDataset(str(root), "FB15k-237")[0]
         triples = {s: (_np(data[f"{s}_edge_index"]), _np(data[f"{s}_edge_type"])) for s in ("train", "valid", "test")}
@@ -441,7 +361,7 @@ def wordnet18rr(raw_dir: Path, fmt: str = "wn18rr-txt") -> tuple[dict, dict]:
     """
     from torch_geometric.datasets import WordNet18RR
 
-    tmp, root = _stage(raw_dir, "WN18RR", "raw")
+    tmp, root = stage(raw_dir, "WN18RR", "raw")
     with tmp:
         ds = WordNet18RR(str(root / "WN18RR"))
         data = ds[0]

@@ -2,28 +2,18 @@
 
 DVC removes a stage's outputs before re-running it, so each finished seed is
 also written here (git-ignored, ``.netzbench/seeds/``) the moment it
-finishes. The key hashes everything that determines the result (task, model
-and its source, resolved hyperparameters, seed, data hash, code version), so
-a stale entry can never be served: change any of them and the key changes.
+finishes. Its key (:func:`netzbench.identity.seed_key`) hashes everything
+that determines the result, so a stale entry can never be served.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
 from pathlib import Path
 
 from ..paths import cache_root
-
-
-def canonical_json(obj) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
-
-
-def seed_key(**parts) -> str:
-    return hashlib.sha256(canonical_json(parts).encode()).hexdigest()
 
 
 class SeedCache:
@@ -51,16 +41,3 @@ class SeedCache:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-
-
-def source_hash(paths) -> str:
-    """sha256 over the relative names and bytes of every ``.py`` file under ``paths``."""
-    h = hashlib.sha256()
-    for base in paths:
-        base = Path(base)
-        files = [base] if base.is_file() else sorted(base.rglob("*.py"))
-        for f in files:
-            if "__pycache__" in f.parts:
-                continue
-            h.update(f.relative_to(base.parent).as_posix().encode() + b"\0" + f.read_bytes())
-    return h.hexdigest()

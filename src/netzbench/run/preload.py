@@ -3,5 +3,6 @@
 import torch  # noqa: F401
 import torch_geometric  # noqa: F401
 
-from . import executor, loops, seed_job  # noqa: F401
+from . import worker  # noqa: F401
 from ..models import adapters, encoders, gin  # noqa: F401
+from ..training import loops, seed  # noqa: F401

@@ -1,4 +1,4 @@
-"""Running seed jobs: the local process pool, limits, crash retries and progress.
+"""The local executor: a process pool on this machine, with limits, crash retries and progress.
 
 - Each job runs in a fresh worker process forked from a server that has
   torch preloaded (``forkserver``), pinned to ``exec.threads`` intra-op
@@ -24,6 +24,8 @@ import threading
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 
+from .worker import huge_page_allocations, init_worker, run_seed
+
 MAX_RETRIES = 2
 _CONTEXT = None
 
@@ -35,20 +37,8 @@ def pool_context():
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         _CONTEXT = multiprocessing.get_context(method)
         if method == "forkserver":
-            _CONTEXT.set_forkserver_preload(["netzbench.training.preload"])
+            _CONTEXT.set_forkserver_preload(["netzbench.run.preload"])
     return _CONTEXT
-
-
-def huge_page_allocations() -> None:
-    """Ask torch to back large CPU tensors with 2 MB transparent huge pages (``THP_MEM_ALLOC_ENABLE``).
-
-    Full-batch message passing allocates temporaries of hundreds of MB every
-    step; with 4 KB pages the first-touch page faults cost more than the
-    arithmetic (measured 2-3x on a 450 MB gather). Allocation only: results are
-    unchanged. Torch reads the variable once, so it is set before torch is
-    imported in a worker; an explicit setting in the environment wins.
-    """
-    os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")
 
 
 def _died(job: dict, attempts: int, exc: BaseException) -> dict:
@@ -84,8 +74,6 @@ class _ProgressPump:
 def run_jobs(jobs: list[dict], workers: int, on_result, on_epochs=None) -> None:
     """Run ``jobs`` on ``workers`` processes; ``on_result(job, result)`` as each ends,
     ``on_epochs(job_index, epochs_done)`` as workers progress."""
-    from .seed_job import init_worker, run_seed
-
     if not jobs:
         return
     ctx = pool_context()
@@ -93,11 +81,11 @@ def run_jobs(jobs: list[dict], workers: int, on_result, on_epochs=None) -> None:
     for i, job in enumerate(jobs):
         job["job_index"] = i
     try:
-        broken = _run_pool(jobs, min(workers, len(jobs)), on_result, ctx, pump, init_worker, run_seed)
+        broken = _run_pool(jobs, min(workers, len(jobs)), on_result, ctx, pump)
         attempts = {id(j): 1 for j in broken}
         while broken:
             job = broken.pop(0)
-            again = _run_pool([job], 1, on_result, ctx, pump, init_worker, run_seed)
+            again = _run_pool([job], 1, on_result, ctx, pump)
             if again:
                 attempts[id(job)] += 1
                 if attempts[id(job)] > MAX_RETRIES:
@@ -109,7 +97,7 @@ def run_jobs(jobs: list[dict], workers: int, on_result, on_epochs=None) -> None:
             pump.close()
 
 
-def _run_pool(jobs, workers, on_result, ctx, pump, init_worker, run_seed) -> list[dict]:
+def _run_pool(jobs, workers, on_result, ctx, pump) -> list[dict]:
     """One pool over ``jobs``; returns the jobs lost to a broken pool (to retry)."""
     lost = []
     initargs = (pump.queue if pump is not None else None,)

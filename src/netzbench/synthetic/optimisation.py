@@ -1,31 +1,5 @@
-"""Seed-aware generators for the combinatorial category (and one extra regression task).
-
-Every generator is a pure function ``(seed, **params) -> (arrays, counts)``
-with the conventions of :mod:`netzbench.catalog.synthetic`: one independent
-random stream per (generator name, seed) from :func:`~.synthetic.rng_for`, so
-the same seed gives byte-identical arrays and adding seeds never changes
-the instances of the existing ones; link-prediction graphs are returned as
-sorted unique undirected pairs ``i < j`` with ``x`` float32 node features
-and ``num_nodes``.
-
-Each link-prediction generator has an ``*_instance`` companion returning the
-problem and the solution it is built from (routes, flow, matching,
-colouring, partition), so tests can check the combinatorics directly.
-All solvers are deterministic given the instance (ties broken by node id).
-
-Graph meaning, in short (the catalogue entries say more):
-
-- ``vrp``: savings-heuristic routes + k-nearest-neighbour candidate edges;
-- ``max_flow``: node pairs carrying positive net flow in a maximum flow
-  (Edmonds–Karp) + k-nearest-neighbour candidate edges;
-- ``bipartite_matching``: a maximum matching + a fixed share of the other
-  edges of the bipartite graph;
-- ``graph_coloring``: the graph itself, with the DSATUR colour class of
-  each node as one-hot features (same-colour pairs are never edges);
-- ``max_cut``: the edges cut by a locally optimal partition;
-- ``synthetic_triangles``: a collection of small random graphs labelled
-  with their triangle count and spectral radius (graph regression).
-"""
+"""Classic optimisation problems as link-prediction graphs: max-flow, bipartite matching,
+graph colouring and max-cut (the edges are those a solution uses, plus candidates)."""
 
 from __future__ import annotations
 
@@ -33,123 +7,8 @@ from collections import deque
 
 import numpy as np
 
-from .loaders import undirected_pairs
-from .synthetic import rng_for
-
-
-# --------------------------------------------------------------------- helpers
-
-
-def _sq_dist(points: np.ndarray) -> np.ndarray:
-    return ((points[:, None, :] - points[None, :, :]) ** 2).sum(-1)
-
-
-def knn_targets(points: np.ndarray, k: int) -> np.ndarray:
-    """The ``k`` nearest other points of every point, ``[n, k]`` (ties by index)."""
-    dist = _sq_dist(points)
-    np.fill_diagonal(dist, np.inf)
-    return np.argsort(dist, axis=1, kind="stable")[:, :k]
-
-
-def _link_graph(x: np.ndarray, src, dst) -> tuple[dict, dict]:
-    n = int(x.shape[0])
-    edges = undirected_pairs(np.stack([np.asarray(src, np.int64), np.asarray(dst, np.int64)]))
-    arrays = {"x": x.astype(np.float32), "edge_index": edges, "num_nodes": np.asarray(n, dtype=np.int64)}
-    return arrays, {"num_nodes": n, "num_edges": int(edges.shape[1]), "num_features": int(x.shape[1])}
-
-
-def _gnp(rng: np.random.Generator, n: int, p: float) -> np.ndarray:
-    """Erdős–Rényi G(n, p) as a symmetric boolean adjacency matrix (no self-loops)."""
-    upper = np.triu(rng.random((n, n)) < p, k=1)
-    return upper | upper.T
-
-
-def _avg_degree_p(n: int, avg_degree: float) -> float:
-    return float(min(1.0, avg_degree / max(n - 1, 1)))
-
-
-# ------------------------------------------------------------------------- VRP
-
-
-def savings_routes(points: np.ndarray, demand: np.ndarray, capacity: int) -> list[list[int]]:
-    """Clarke–Wright parallel savings routes for a CVRP with the depot at node 0.
-
-    Every customer starts on its own route; pairs are considered in order of
-    decreasing saving ``d(0,i) + d(0,j) - d(i,j)`` (ties by ``(i, j)``) and two
-    routes are joined end to end when ``i`` and ``j`` are ends of different
-    routes and the joined load fits the capacity. Returns the routes (depot
-    excluded), each starting at its smaller end customer, sorted by first
-    customer.
-    """
-    n = len(points)
-    if n < 2:
-        return []
-    if int(demand[1:].max()) > capacity:
-        raise ValueError(f"a customer demands {int(demand[1:].max())} > capacity {capacity}")
-    dist = np.sqrt(_sq_dist(points))
-    i_idx, j_idx = np.triu_indices(n - 1, k=1)
-    i_idx, j_idx = i_idx + 1, j_idx + 1
-    saving = dist[0, i_idx] + dist[0, j_idx] - dist[i_idx, j_idx]
-    order = np.lexsort((j_idx, i_idx, -saving))
-    route_of = list(range(n))
-    routes = {c: [c] for c in range(1, n)}
-    load = {c: int(demand[c]) for c in range(1, n)}
-    for o in order:
-        i, j = int(i_idx[o]), int(j_idx[o])
-        ri, rj = route_of[i], route_of[j]
-        if ri == rj or load[ri] + load[rj] > capacity:
-            continue
-        a, b = routes[ri], routes[rj]
-        if not (i in (a[0], a[-1]) and j in (b[0], b[-1])):
-            continue  # only route ends can be joined
-        if a[-1] != i:
-            a.reverse()
-        if b[0] != j:
-            b.reverse()
-        routes[ri] = a + b
-        load[ri] += load.pop(rj)
-        del routes[rj]
-        for c in b:
-            route_of[c] = ri
-    out = [r if r[0] <= r[-1] else r[::-1] for r in routes.values()]
-    return sorted(out, key=lambda r: r[0])
-
-
-def vrp_instance(seed: int, num_customers: int = 100, capacity: int = 50, k_neighbors: int = 3) -> dict:
-    """A random CVRP instance (Kool et al. 2019 style) and its savings routes.
-
-    Node 0 is the depot; depot and customers are uniform in the unit square,
-    demands uniform in 1..9.
-    """
-    rng = rng_for("vrp", seed)
-    points = rng.random((num_customers + 1, 2))
-    demand = np.zeros(num_customers + 1, dtype=np.int64)
-    demand[1:] = rng.integers(1, 10, size=num_customers)
-    routes = savings_routes(points, demand, capacity)
-    return {"points": points, "demand": demand, "capacity": capacity, "routes": routes}
-
-
-def vrp(seed: int, num_customers: int = 100, capacity: int = 50, k_neighbors: int = 3) -> tuple[dict, dict]:
-    """CVRP graph: route edges (depot-first, consecutive, last-depot) + kNN candidate edges.
-
-    Features: ``[x, y, demand / capacity, is_depot]``.
-    """
-    inst = vrp_instance(seed, num_customers, capacity, k_neighbors)
-    points, demand = inst["points"], inst["demand"]
-    n = len(points)
-    src, dst = [], []
-    for route in inst["routes"]:
-        stops = [0, *route, 0]
-        src += stops[:-1]
-        dst += stops[1:]
-    k = min(k_neighbors, n - 1)
-    knn = knn_targets(points, k)
-    src = np.concatenate([np.asarray(src, np.int64), np.repeat(np.arange(n), k)])
-    dst = np.concatenate([np.asarray(dst, np.int64), knn.reshape(-1)])
-    is_depot = np.zeros(n)
-    is_depot[0] = 1.0
-    x = np.column_stack([points, demand / capacity, is_depot])
-    return _link_graph(x, src, dst)
+from ..graphs.rng import rng_for
+from .common import avg_degree_p, gnp, knn_targets, link_graph
 
 
 # -------------------------------------------------------------------- max flow
@@ -238,7 +97,7 @@ def max_flow(seed: int, num_nodes: int = 100, out_degree: int = 4, max_capacity:
     flags[inst["sink"], 1] = 1.0
     out_cap, in_cap = cap.sum(1).astype(np.float64), cap.sum(0).astype(np.float64)
     x = np.column_stack([points, flags, out_cap / max(out_cap.max(), 1), in_cap / max(in_cap.max(), 1)])
-    return _link_graph(x, src, dst)
+    return link_graph(x, src, dst)
 
 
 # ---------------------------------------------------------- bipartite matching
@@ -313,7 +172,7 @@ def bipartite_matching(seed: int, num_left: int = 60, num_right: int = 60, avg_d
                       minlength=n).astype(np.float64)
     side = np.r_[np.zeros(num_left), np.ones(num_right)]
     x = np.column_stack([side, deg / max(deg.max(), 1)])
-    return _link_graph(x, pairs[:, 0], pairs[:, 1] + num_left)
+    return link_graph(x, pairs[:, 0], pairs[:, 1] + num_left)
 
 
 # -------------------------------------------------------------- graph colouring
@@ -346,7 +205,7 @@ def dsatur(adjacency: np.ndarray) -> np.ndarray:
 def graph_coloring_instance(seed: int, num_nodes: int = 100, avg_degree: float = 5.0, max_colors: int = 16) -> dict:
     """A G(n, p) random graph (mean degree ``avg_degree``) and its DSATUR colouring."""
     rng = rng_for("graph_coloring", seed)
-    adj = _gnp(rng, num_nodes, _avg_degree_p(num_nodes, avg_degree))
+    adj = gnp(rng, num_nodes, avg_degree_p(num_nodes, avg_degree))
     colours = dsatur(adj)
     used = int(colours.max()) + 1 if num_nodes else 0
     if used > max_colors:
@@ -360,7 +219,7 @@ def graph_coloring(seed: int, num_nodes: int = 100, avg_degree: float = 5.0, max
     u, v = np.nonzero(np.triu(inst["adjacency"], k=1))
     x = np.zeros((num_nodes, max_colors))
     x[np.arange(num_nodes), inst["colors"]] = 1.0
-    return _link_graph(x, u, v)
+    return link_graph(x, u, v)
 
 
 # --------------------------------------------------------------------- max cut
@@ -391,7 +250,7 @@ def local_search_cut(adjacency: np.ndarray, side: np.ndarray) -> np.ndarray:
 def max_cut_instance(seed: int, num_nodes: int = 100, avg_degree: float = 6.0) -> dict:
     """A G(n, p) random graph, a random initial partition and its local-search max cut."""
     rng = rng_for("max_cut", seed)
-    adj = _gnp(rng, num_nodes, _avg_degree_p(num_nodes, avg_degree))
+    adj = gnp(rng, num_nodes, avg_degree_p(num_nodes, avg_degree))
     init = rng.integers(0, 2, size=num_nodes)
     return {"adjacency": adj, "initial_side": init, "side": local_search_cut(adj, init)}
 
@@ -409,77 +268,4 @@ def max_cut(seed: int, num_nodes: int = 100, avg_degree: float = 6.0) -> tuple[d
     cut = side[u] != side[v]
     deg = inst["adjacency"].sum(1).astype(np.float64)
     x = np.column_stack([2.0 * inst["initial_side"] - 1.0, deg / max(deg.max(), 1)])
-    return _link_graph(x, u[cut], v[cut])
-
-
-# ------------------------------------------------------- triangle regression
-
-
-def watts_strogatz(rng: np.random.Generator, n: int, k: int, beta: float) -> np.ndarray:
-    """Watts–Strogatz small world: ring lattice (``k`` nearest, ``k`` even) with each edge rewired w.p. ``beta``.
-
-    Rewiring keeps the first end and draws a new, non-adjacent second end
-    (no self-loops or duplicates); an edge is left alone when its first end
-    is already adjacent to every node.
-    """
-    adj = np.zeros((n, n), dtype=bool)
-    idx = np.arange(n)
-    for j in range(1, k // 2 + 1):
-        adj[idx, (idx + j) % n] = True
-        adj[(idx + j) % n, idx] = True
-    for j in range(1, k // 2 + 1):
-        for u in range(n):
-            if rng.random() >= beta:
-                continue
-            v = (u + j) % n
-            free = np.flatnonzero(~adj[u])
-            free = free[free != u]
-            if free.size == 0 or not adj[u, v]:
-                continue
-            w = int(free[rng.integers(free.size)])
-            adj[u, v] = adj[v, u] = False
-            adj[u, w] = adj[w, u] = True
-    return adj
-
-
-def synthetic_triangles(seed: int, num_graphs: int = 300, min_nodes: int = 10,
-                        max_nodes: int = 30) -> tuple[dict, dict]:
-    """A collection of small random graphs labelled ``[triangles, spectral radius]``.
-
-    Each graph is, with equal probability, Erdős–Rényi G(n, p) with
-    ``p ~ U(0.1, 0.4)`` or Watts–Strogatz with ``k`` in {2, 4, 6} and
-    ``beta ~ U(0, 0.3)``; ``n`` is uniform in ``min_nodes..max_nodes``.
-    Targets: the number of triangles (trace(A^3) / 6) and the largest
-    adjacency eigenvalue. Node features are a constant 1, so a model must
-    read the counts from structure. Edges are stored in both directions.
-    """
-    rng = rng_for("synthetic_triangles", seed)
-    xs, eis, ys, node_ptr, edge_ptr = [], [], [], [0], [0]
-    num_pairs = 0
-    for _ in range(num_graphs):
-        n = int(rng.integers(min_nodes, max_nodes + 1))
-        if rng.random() < 0.5:
-            adj = _gnp(rng, n, float(rng.uniform(0.1, 0.4)))
-        else:
-            k = int(rng.choice([2, 4, 6]))
-            adj = watts_strogatz(rng, n, min(k, n - 1 - (n - 1) % 2), float(rng.uniform(0.0, 0.3)))
-        a = adj.astype(np.float64)
-        triangles = float(np.trace(a @ a @ a) / 6.0)
-        radius = float(np.linalg.eigvalsh(a)[-1]) if n else 0.0
-        ei = np.stack(np.nonzero(adj)).astype(np.int64)  # row-major: sorted by (source, target)
-        xs.append(np.ones((n, 1), dtype=np.float32))
-        eis.append(ei)
-        ys.append([round(triangles), radius])
-        node_ptr.append(node_ptr[-1] + n)
-        edge_ptr.append(edge_ptr[-1] + ei.shape[1])
-        num_pairs += ei.shape[1] // 2
-    arrays = {
-        "x": np.concatenate(xs) if xs else np.zeros((0, 1), np.float32),
-        "edge_index": np.concatenate(eis, axis=1) if eis else np.zeros((2, 0), np.int64),
-        "node_ptr": np.asarray(node_ptr, dtype=np.int64),
-        "edge_ptr": np.asarray(edge_ptr, dtype=np.int64),
-        "y": np.asarray(ys, dtype=np.float32).reshape(-1, 2),
-    }
-    counts = {"num_graphs": num_graphs, "num_nodes": int(node_ptr[-1]), "num_edges": int(num_pairs),
-              "num_features": 1, "num_targets": 2}
-    return arrays, counts
+    return link_graph(x, u[cut], v[cut])

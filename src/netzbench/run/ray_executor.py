@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .executor import MAX_RETRIES
+from .pool import MAX_RETRIES
 
 INSTALL_HINT = "exec.executor is 'ray' but Ray is not installed: pip install 'netzbench[ray]'"
 
@@ -46,7 +46,7 @@ def connect(params: dict):
 
 
 def _remote_run(job: dict, data_bytes: bytes | None) -> dict:
-    from .seed_job import run_seed
+    from .worker import run_seed
 
     if data_bytes is not None:
         job = {**job, "data_bytes": data_bytes}

@@ -1,0 +1,88 @@
+"""The statistics of one report build, computed once and shared by every writer.
+
+``metrics/report.json``, the CSV tables, the console lines and every section
+of REPORT.md read the same :class:`ReportFacts`, built by :func:`collect_facts`
+under the report's current options, so they cannot disagree and nothing is
+computed twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .within_task import nested_summary
+
+#: the mean-rank aggregations REPORT.md tabulates (``report.aggregation`` is added when another)
+AGGREGATIONS = ("uniform", "reliability", "hierarchical", "custom")
+
+
+@dataclass(frozen=True)
+class ReportFacts:
+    """Everything the writers need from one :class:`~netzbench.report.BenchmarkReport`."""
+
+    report: Any
+    candidate: str | None
+    roster: list[str]
+    aggregation: str
+    weights: dict | None
+    summary: list[dict]
+    nested: dict[str, dict[str, dict]]
+    pairwise: dict[str, list[dict]]  # per paired test: "t", "wilcoxon"
+    friedman: dict[str, Any]
+    mean_ranks: dict[str, dict[str, float]]  # per aggregation that is defined
+    mean_rank_errors: dict[str, str]  # per aggregation that is not: why
+    power: list[dict]
+    wilcoxon_floor: list[dict]
+    equivalence: list[dict] | None
+    equivalence_error: str | None
+    candidate_block: dict[str, Any]
+    missing: list[dict]
+    present: list[str]
+    without_results: dict[str, str]
+    unavailable: dict[str, str]
+    cost: dict[str, Any]
+
+    @property
+    def headline_pairwise(self) -> list[dict]:
+        """The comparisons of the report's ``pairwise_method``."""
+        return self.pairwise[self.report.pairwise_method]
+
+    @property
+    def failed_tasks(self) -> dict[str, str]:
+        """Tasks without results whose data was there (every run failed or is missing), with the reason."""
+        return {t: why for t, why in self.without_results.items() if t not in self.unavailable}
+
+
+def collect_facts(report, candidate: str | None, roster: list[str], *, aggregation: str = "uniform",
+                  weights: dict | None = None) -> ReportFacts:
+    """Compute every shared statistic of ``report`` once.
+
+    ``candidate`` and ``roster`` feed the candidate block; ``aggregation``
+    (with ``weights`` for ``custom``) is the one of ``plots/mean_ranks.*``.
+    An equivalence or aggregation that cannot be computed (no margin, no
+    weights) is recorded with the reason instead of failing the build.
+    """
+    summary = report.summary()
+    mean_ranks, mean_rank_errors = {}, {}
+    for name in dict.fromkeys(AGGREGATIONS + (aggregation,)):
+        try:
+            mean_ranks[name] = report.mean_ranks(name, weights=weights)  # weights only count for custom
+        except ValueError as exc:
+            mean_rank_errors[name] = str(exc)
+    equivalence, equivalence_error = None, None
+    try:
+        equivalence = report.equivalence()
+    except ValueError as exc:
+        equivalence_error = str(exc)
+    return ReportFacts(
+        report=report, candidate=candidate, roster=list(roster), aggregation=aggregation, weights=weights,
+        summary=summary, nested=nested_summary(summary),
+        pairwise={method: report.pairwise(method) for method in ("t", "wilcoxon")},
+        friedman=report.friedman(), mean_ranks=mean_ranks, mean_rank_errors=mean_rank_errors,
+        power=report.power(), wilcoxon_floor=report.wilcoxon_floor(),
+        equivalence=equivalence, equivalence_error=equivalence_error,
+        candidate_block=report.candidate_block(candidate, roster), missing=report.missing(),
+        present=report.present_tasks(), without_results=report.tasks_without_results(),
+        unavailable=report.unavailable_tasks(), cost=report.compute_cost(),
+    )

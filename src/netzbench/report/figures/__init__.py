@@ -1,0 +1,46 @@
+"""Publication-ready figures for netzbench reports, one module per kind of figure.
+
+- :mod:`.common` -- colours (Okabe–Ito by model order), fonts, panel grids,
+  :func:`save_figure` (byte-identical PNG / SVG / PDF for identical inputs);
+- :mod:`.ranks` -- the Demšar critical-difference diagram and mean-rank bars;
+- :mod:`.cells` -- per-cell grouped bars, forest plot and the per-category
+  dashboard (the paper's Figure 2);
+- :mod:`.pairwise` -- pairwise matrix (one task or a grid of tasks) and list;
+- :mod:`.curves` -- learning curves; :mod:`.message` -- a figure stating why
+  there is nothing to draw.
+
+Every ``plot_*`` function takes plain Python / numpy data (all statistics are
+computed elsewhere and passed in), returns a :class:`matplotlib.figure.Figure`
+and never touches pyplot's global figure registry: figures are built with
+:class:`~matplotlib.figure.Figure` and an Agg canvas, so the package is
+headless, thread-friendly and does not switch the user's backend.  The caller
+owns the returned figure (``plt.close(fig)`` is harmless but unnecessary;
+dropping the reference frees it).  The ``*_figure(report, ...)`` functions
+behind :class:`~netzbench.report.BenchmarkReport`'s ``plot*`` methods read
+the numbers from a report and call them.
+
+The artefacts correspond to REPORT_SPEC.md, section "Artefacts".
+"""
+
+from .cells import plot_bars, plot_dashboard, plot_forest
+from .common import OKABE_ITO, model_colors, save_figure
+from .curves import plot_learning_curves
+from .message import plot_message
+from .pairwise import plot_pairwise_grid, plot_pairwise_list, plot_pairwise_matrix
+from .ranks import plot_critical_difference, plot_mean_ranks
+
+__all__ = [
+    "OKABE_ITO",
+    "model_colors",
+    "save_figure",
+    "plot_critical_difference",
+    "plot_mean_ranks",
+    "plot_bars",
+    "plot_forest",
+    "plot_pairwise_matrix",
+    "plot_pairwise_list",
+    "plot_learning_curves",
+    "plot_pairwise_grid",
+    "plot_dashboard",
+    "plot_message",
+]

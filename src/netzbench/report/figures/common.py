@@ -1,0 +1,197 @@
+"""What every figure shares: the model colours, fonts, panel grids, figure creation and saving.
+
+* Colours: the Okabe–Ito colour-blind-safe palette, assigned to models by
+  their position in the model order (:func:`model_colors`), so the same model
+  order gives the same colours in every figure.  With more than eight models
+  the palette cycles.
+* Fonts: 10 pt body text, 9 pt tick labels, nothing below 9 pt (:data:`RC`,
+  applied while a figure is built).
+* Figures are :class:`~matplotlib.figure.Figure` objects on an Agg canvas
+  (:func:`new_figure`), never pyplot's global registry.
+* Output: :func:`save_figure` writes PNG / SVG (and PDF) byte-identically for
+  identical inputs.
+"""
+
+from __future__ import annotations
+
+import math
+import pathlib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import matplotlib as mpl
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
+from matplotlib.textpath import TextPath
+
+#: Okabe & Ito (2008) colour-blind-safe palette, in assignment order.
+OKABE_ITO: list[str] = [
+    "#0072B2",  # blue
+    "#E69F00",  # orange
+    "#009E73",  # bluish green
+    "#D55E00",  # vermillion
+    "#CC79A7",  # reddish purple
+    "#56B4E9",  # sky blue
+    "#F0E442",  # yellow
+    "#000000",  # black
+]
+
+FS = 10.0  # body text size (pt)
+FS_SMALL = 9.0  # tick labels, annotations (pt) -- never go below this
+
+# rc settings applied while a figure is being *built* (fonts and spines are
+# read at artist creation time, so the figure keeps them afterwards).
+RC: dict[str, Any] = {
+    "font.size": FS,
+    "axes.titlesize": FS + 0.5,
+    "axes.labelsize": FS,
+    "xtick.labelsize": FS_SMALL,
+    "ytick.labelsize": FS_SMALL,
+    "legend.fontsize": FS_SMALL,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.linewidth": 0.8,
+    "svg.fonttype": "path",
+}
+
+_KNOWN_SUFFIXES = {".png", ".svg", ".pdf", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff", ".webp"}
+
+
+def model_colors(models: Sequence[str]) -> dict[str, str]:
+    """Map each model name to an Okabe–Ito colour by its position in ``models``.
+
+    The i-th distinct model gets ``OKABE_ITO[i % 8]``; duplicates keep the colour
+    of their first occurrence.  Passing the same model order to every figure
+    therefore gives every model the same colour everywhere.
+    """
+    out: dict[str, str] = {}
+    for name in models:
+        if name not in out:
+            out[name] = OKABE_ITO[len(out) % len(OKABE_ITO)]
+    return out
+
+
+def colors_for(names: Sequence[str], color_order: Sequence[str] | None) -> dict[str, str]:
+    """Colours of ``names`` under :func:`model_colors` of ``color_order`` (then any name not in it)."""
+    order = list(color_order or [])
+    order += [n for n in names if n not in order]
+    return model_colors(order)
+
+
+def new_figure(width: float, height: float, layout: str | None = "constrained") -> Figure:
+    """A figure of ``width`` x ``height`` inches on its own Agg canvas (headless, no pyplot state)."""
+    fig = Figure(figsize=(width, height), layout=layout)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def text_width_in(text: str, size: float, weight: str = "normal") -> float:
+    """Width of ``text`` rendered at ``size`` pt in inches (renderer-free)."""
+    if not text:
+        return 0.0
+    tp = TextPath((0, 0), text, size=size, prop=FontProperties(size=size, weight=weight))
+    return float(tp.get_extents().width) / 72.0
+
+
+def grid_shape(n: int) -> tuple[int, int]:
+    """(rows, cols) for n panels: 1, 2, 2x2, then 3 columns up to 9, else 4."""
+    if n <= 1:
+        return 1, 1
+    if n == 2:
+        return 1, 2
+    if n == 4:
+        return 2, 2
+    ncols = 3 if n <= 9 else 4
+    return math.ceil(n / ncols), ncols
+
+
+def panel_axes(fig: Figure, n: int) -> list:
+    """Create an n-panel grid and delete the unused trailing cells."""
+    nrows, ncols = grid_shape(n)
+    axs = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False)).ravel().tolist()
+    for extra in axs[n:]:
+        fig.delaxes(extra)
+    return axs[:n]
+
+
+def collect_models(summary: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The models of ``summary[task][model]``, in order of first appearance."""
+    models: list[str] = []
+    for cells in summary.values():
+        for m in cells:
+            if m not in models:
+                models.append(m)
+    return models
+
+
+def cell_bounds(cells: Mapping[str, Any], model: str) -> tuple[float, float, float]:
+    """``(mean, lo, hi)`` of ``cells[model]``; NaN for an absent cell or a None value."""
+    c = cells.get(model)
+    if c is None:
+        return math.nan, math.nan, math.nan
+
+    def g(key: str) -> float:
+        v = c.get(key, math.nan)
+        return math.nan if v is None else float(v)
+
+    return g("mean"), g("lo"), g("hi")
+
+
+def error_lengths(mean: float, lo: float, hi: float) -> tuple[float, float] | None:
+    """Asymmetric error bar lengths, or None when the CI is unavailable.
+
+    Lengths are clamped at 0 (a CI that does not contain its mean -- only
+    possible through rounding -- is drawn as a zero-length whisker).
+    """
+    if not (np.isfinite(mean) and np.isfinite(lo) and np.isfinite(hi)):
+        return None
+    return max(mean - lo, 0.0), max(hi - mean, 0.0)
+
+
+def save_figure(
+    fig: Figure,
+    path: str | pathlib.Path,
+    formats: Iterable[str] = ("png", "svg"),
+    dpi: int = 200,
+) -> list[pathlib.Path]:
+    """Write ``fig`` once per format, deterministically; return the paths written.
+
+    ``path`` may carry a graphics suffix (``.png``, ``.svg``, ``.pdf``, …); it is
+    replaced by each format's suffix.  Any other suffix is kept as part of the
+    stem (``figs/cd.k4`` -> ``figs/cd.k4.png``).  Parent directories are created.
+    The figure is not closed.
+
+    Determinism: PNG is written without the ``Software`` tag, SVG without a
+    ``Date`` and with a fixed ``svg.hashsalt`` (stable element ids), PDF without
+    creation date / producer, so identical inputs give byte-identical files.
+    """
+    p = pathlib.Path(path)
+    if p.suffix.lower() in _KNOWN_SUFFIXES:
+        p = p.with_suffix("")
+    p.parent.mkdir(parents=True, exist_ok=True)
+    written: list[pathlib.Path] = []
+    for fmt in formats:
+        fmt = str(fmt).lower().lstrip(".")
+        if fmt == "png":
+            metadata: dict[str, Any] | None = {"Software": None}
+        elif fmt == "svg":
+            metadata = {"Date": None}
+        elif fmt == "pdf":
+            metadata = {"Creator": None, "Producer": None, "CreationDate": None}
+        else:
+            metadata = None
+        out = p.parent / f"{p.name}.{fmt}"
+        with mpl.rc_context({"svg.hashsalt": "netzbench", "svg.fonttype": "path"}):
+            fig.savefig(
+                out,
+                format=fmt,
+                dpi=dpi,
+                metadata=metadata,
+                bbox_inches="tight",
+                pad_inches=0.05,
+                facecolor="white",
+            )
+        written.append(out)
+    return written

@@ -1,0 +1,87 @@
+"""REPORT.md's opening: the title, warnings about tasks without results, and section 1 (protocol)."""
+
+from __future__ import annotations
+
+from ..facts import ReportFacts
+from ..within_task import TEST_NAMES
+from .text import interval_name, unavailable_reason
+
+
+def header(facts: ReportFacts) -> list[str]:
+    """Title, a warning per kind of task without results (and what the ranks then cover), one-line scope."""
+    report, fr, unavailable, failed_tasks = facts.report, facts.friedman, facts.unavailable, facts.failed_tasks
+    n_total = len(report.tasks)
+    L = ["# netzbench report", ""]
+    ranked = [t for t in report.tasks if report.rank_tasks is None or t in report.rank_tasks]
+    scope = (f"the **N = {fr['n_tasks']} tasks present**" + (
+        f" of the {len(ranked)} in `report.rank_tasks`" if report.rank_tasks is not None else f", not {n_total}"))
+    if unavailable:
+        L += [f"> **⚠ DATA UNAVAILABLE for {len(unavailable)} of {n_total} tasks:** "
+              + "; ".join(f"`{t}` ({unavailable_reason(report, t) or why})" for t, why in unavailable.items())
+              + f". Their cells are reported as missing, and every across-task statistic ranks over {scope}.", ""]
+    if failed_tasks:
+        L += [f"> **⚠ NO RESULTS for {len(failed_tasks)} of {n_total} tasks** (every run failed or is missing): "
+              + "; ".join(f"`{t}` ({why})" for t, why in failed_tasks.items())
+              + f". Every across-task statistic ranks over {scope}.", ""]
+    L += [f"Benchmark of {len(report.models)} models on {len(facts.present)} task(s) with results "
+          f"({n_total} listed), {len(report.seeds)} seeds each. Every number below is recomputed from the raw "
+          "per-epoch histories in `reports/benchmark.json` "
+          "(`BenchmarkReport.from_json(\"reports/benchmark.json\")`).", ""]
+    return L
+
+
+def protocol(facts: ReportFacts, params: dict) -> list[str]:
+    """Section 1: tasks, models, seeds, training, epoch selection and the statistics used (from ``params``)."""
+    report = facts.report
+    n_total = len(report.tasks)
+    ci_name = interval_name(report)
+    pw_name = TEST_NAMES[report.pairwise_method]
+    L = ["## 1. Protocol", ""]
+    train = params.get("train", {})
+    epochs = train.get("epochs", {})
+    task_bits = []
+    for t in report.tasks:
+        info = report.task_info[t]
+        bits = [b for b in (info.category, info.family) if b]
+        if t in epochs:
+            bits.append(f"{epochs[t]} epochs")
+        task_bits.append(f"`{t}` ({', '.join(bits)})" if bits else f"`{t}`")
+    L.append(f"- **Tasks** ({n_total}): " + ", ".join(task_bits) + ".")
+    roster = list(params.get("models", report.models))
+    L.append(f"- **Models** (roster): {', '.join(roster)}"
+             + (f"; candidate: **{facts.candidate}**" if facts.candidate else "") + ".")
+    L.append(f"- **Seeds**: S = {len(report.seeds)} ({', '.join(map(str, report.seeds))}); every (task, model, "
+             "seed) trains independently, with its random number generators reset.")
+    if train:
+        L.append(f"- **Training**: hidden channels {train.get('hidden_channels')}, full-batch Adam; "
+                 + "; ".join(f"{fam}: lr {train[fam]['lr']}, weight decay {train[fam].get('weight_decay', 0)}"
+                             for fam in ("node_cls", "graph_cls", "graph_reg", "link_pred") if fam in train) + ".")
+    if report.epoch_selection == "final":
+        sel = "`final` — the held-out test metric at the last evaluated epoch (the paper's protocol)"
+    else:
+        sel = ("`best_val` — the held-out test metric at the epoch with the best validation value of the same "
+               "metric (earliest on ties); the reported series is never used for the choice")
+    L.append(f"- **Epoch selection**: {sel}. The epoch used for every (task, model, seed) is listed in "
+             "`reports/selected_epochs.csv`.")
+    unsupported = [r for r in report.epoch_selection_support() if not r["best_val_possible"] and r["n_runs"]]
+    if unsupported:
+        L.append("  - `best_val` is not possible for: " + "; ".join(f"`{r['task']}` ({r['reason']})"
+                                                                     for r in unsupported) + ".")
+    L.append(f"- **Per cell**: mean over seeds ± {ci_name} confidence-interval half-width "
+             "(one seed gives no interval and is marked so).")
+    L.append(f"- **Within a task**: every model pair compared on seed-aligned values (a seed missing for one "
+             f"model is dropped from that pair only); headline test **{pw_name}**, both the paired t and the "
+             f"Wilcoxon tables are written; Holm–Bonferroni correction within each task; α = {report.alpha:g}.")
+    L.append(f"- **Across tasks**: per-task ranks (1 = best, metric direction applied per task, so MAE ranks "
+             f"lower-is-better in the same diagram as accuracy and AUC), Friedman test and Nemenyi critical "
+             f"difference over the models with results on every task present; mean-rank aggregation for "
+             f"`plots/mean_ranks.*`: `{facts.aggregation}`.")
+    if report.equivalence_margin is not None:
+        L.append(f"- **Equivalence**: TOST with margin ±{report.equivalence_margin} (metric units), Holm within "
+                 "task.")
+    on_missing = (params.get("data") or {}).get("on_missing")
+    if on_missing == "skip":
+        L.append("- **`data.on_missing: skip`**: a task whose data cannot be obtained is recorded as unavailable "
+                 "with the reason, its cells are reported as missing and the ranks use the tasks present.")
+    L.append("")
+    return L

@@ -1,0 +1,99 @@
+"""What a history series is: its name, its headline role, its direction and its values.
+
+A history is ``{series_name: [value per evaluated epoch]}``.  Series names
+are ``<split>_<metric>`` (``train_loss``, ``val_acc``, ``test_acc``,
+``val_auc``, ``test_auc``, ``val_mae``, ``test_mae``, ...); values may be
+``None`` or NaN.
+
+The headline series and its direction per task come from the run records
+(:class:`TaskInfo`).  For hand-built histories they are inferred: the
+headline is a ``test_*`` series (``test_acc``, ``test_auc``, ``test_mae``,
+``test_rmse`` preferred in that order, then alphabetical) and
+``mae``/``rmse``/``mse``/``loss`` are lower-is-better.  A ``test_<metric>``
+headline is paired with the validation series ``val_<metric>``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+DIRECTIONS = ("higher", "lower")
+LOWER_IS_BETTER = ("mae", "rmse", "mse", "loss")
+PREFERRED_METRICS = ("acc", "auc", "mae", "rmse")
+METRIC_LABELS = {"acc": "accuracy", "auc": "ROC-AUC", "mae": "MAE", "rmse": "RMSE", "f1": "macro-F1", "ap": "AP"}
+
+
+@dataclass
+class TaskInfo:
+    """Headline series, its direction, and the task's family / research category."""
+
+    metric: str
+    direction: str
+    family: str | None = None
+    category: str | None = None
+
+
+def infer_metric(histories: Sequence[Mapping | None]) -> str | None:
+    """The headline series of hand-built histories.
+
+    A ``test_*`` series, preferring ``test_acc``, ``test_auc``, ``test_mae``,
+    ``test_rmse`` in that order, then the alphabetically first ``test_*``; if no
+    run has a ``test_*`` series, the first non-``train_`` series; ``None`` if no
+    run has any series.
+    """
+    names: set[str] = set()
+    for h in histories:
+        if h:
+            names.update(h)
+    if not names:
+        return None
+    tests = sorted(n for n in names if n.startswith("test_"))
+    for suffix in PREFERRED_METRICS:
+        if f"test_{suffix}" in tests:
+            return f"test_{suffix}"
+    if tests:
+        return tests[0]
+    others = sorted(n for n in names if not n.startswith("train_"))
+    return (others or sorted(names))[0]
+
+
+def infer_direction(metric: str) -> str:
+    """``"lower"`` when the metric's last ``_`` token is mae/rmse/mse/loss, else ``"higher"``."""
+    return "lower" if metric.split("_")[-1] in LOWER_IS_BETTER else "higher"
+
+
+def metric_label(metric: str) -> str:
+    """Readable name of a series: ``test_auc`` -> ``test ROC-AUC``."""
+    split, _, name = metric.partition("_")
+    return f"{split} {METRIC_LABELS.get(name, name)}" if name else metric
+
+
+def task_info_of(task: str, given: Mapping | None, histories: Sequence[Mapping | None]) -> TaskInfo:
+    """The :class:`TaskInfo` of ``task``: ``given`` metadata (``{"metric", "direction", "family",
+    "category"}``), the headline and its direction inferred from the task's histories where missing."""
+    given = dict(given or {})
+    metric = given.get("metric") or infer_metric(histories) or "test_metric"
+    direction = given.get("direction") or infer_direction(metric)
+    if direction not in DIRECTIONS:
+        raise ValueError(f"{task}: direction must be 'higher' or 'lower', got {direction!r}")
+    return TaskInfo(metric, direction, given.get("family"), given.get("category"))
+
+
+def validation_series(metric: str) -> str | None:
+    """The validation series paired with a ``test_<metric>`` headline; None for any other series."""
+    split, _, name = metric.partition("_")
+    return f"val_{name}" if split == "test" and name else None
+
+
+def as_float(v) -> float:
+    """A history value as a float (``None`` is NaN)."""
+    return math.nan if v is None else float(v)
+
+
+def as_array(values) -> np.ndarray:
+    """A history series as a float array (``None`` entries are NaN)."""
+    return np.asarray([as_float(v) for v in values], dtype=float)

@@ -1,0 +1,12 @@
+"""Running cells: execution only, never part of result identity.
+
+- :mod:`.plan` -- a cell's plan: its record so far, the cache keys, the jobs to run;
+- :mod:`.execute` -- running plans on an executor, caching each result, writing records;
+- :mod:`.pool` (local processes), :mod:`.inprocess` (this process), :mod:`.ray_executor` (a Ray cluster);
+- :mod:`.worker` -- one job in a worker: threads, limits, data, then training;
+- :mod:`.cache` -- the per-seed result cache;
+- :mod:`.preload` -- what the forkserver imports once.
+
+What a job computes is decided by its ``spec`` (task spec, model, hyperparameters,
+seed) and data alone; everything else in a job says how to run it.
+"""

@@ -1,0 +1,103 @@
+"""Running plans: one executor for the jobs of many cells, each result cached as it arrives.
+
+``exec.executor`` picks the executor: ``local`` (a process pool, one process
+per seed, :mod:`.pool`), ``ray`` (:mod:`.ray_executor`) or ``inprocess``
+(:mod:`.inprocess`, the Python API's default). Every executor runs the same
+worker code, so a cell's histories do not depend on the choice.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..records import write_record
+from .cache import SeedCache
+from .plan import CellPlan, plan_cell
+
+EXECUTORS = ("local", "ray", "inprocess")
+
+
+def workers(params: dict) -> int:
+    """Number of seed worker processes (``exec.workers``; null = one per core)."""
+    import os
+
+    n = params["exec"].get("workers")
+    return int(n) if n else max(1, os.cpu_count() or 1)
+
+
+def run_plans(plans: list[CellPlan], params: dict, *, echo=print, progress: bool = True, desc: str | None = None):
+    """Train the jobs of every plan together (one pool, one Ray submission, or in order here);
+    cache each result the moment it arrives."""
+    jobs = []
+    for i, plan in enumerate(plans):
+        for job in plan.jobs:
+            job["plan"] = i
+            jobs.append(job)
+    if not jobs:
+        return
+    cache = SeedCache()
+    n_workers = workers(params)
+    executor = params["exec"].get("executor", "local")
+    if len(plans) == 1:
+        todo = sorted({j["spec"]["seed"] for j in jobs})
+        where = {"local": f"{min(n_workers, len(jobs))} worker(s)", "ray": "ray", "inprocess": "in-process"}[executor]
+        echo(f"{plans[0].label}: training seeds {todo} ({len(plans[0].seeds) - len(todo)} cached), "
+             f"{plans[0].record['hyperparameters']['epochs']} epochs, {where}")
+    bar = None
+    done_epochs: dict[int, int] = {}
+    finished: list[int] = []
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=sum(j["spec"]["hp"]["epochs"] for j in jobs), desc=desc or plans[0].label, unit="epoch",
+                   file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
+
+    def on_epochs(job_index: int, epoch: int) -> None:
+        if bar is not None:
+            bar.update(max(0, epoch - done_epochs.get(job_index, 0)))
+            done_epochs[job_index] = max(epoch, done_epochs.get(job_index, 0))
+
+    def on_result(job: dict, result: dict) -> None:
+        plan = plans[job["plan"]]
+        seed = job["spec"]["seed"]
+        unit = (seed, job["candidate"])
+        plan.results[unit] = result
+        if result["status"] == "ok":
+            if plan.cacheable:
+                cache.put(plan.keys[unit], result)  # saved the moment it finishes: a crash later loses nothing
+        else:
+            echo(f"{plan.label} seed {seed} FAILED: {result.get('error')}")
+        finished.append(seed)
+        if bar is not None:  # a failed or killed job still counts its whole budget
+            on_epochs(job["job_index"], job["spec"]["hp"]["epochs"])
+            bar.set_postfix_str(f"runs done {len(finished)}/{len(jobs)}, last {plan.label} seed {seed}")
+
+    report = on_epochs if bar is not None else None
+    try:
+        if executor == "ray":
+            from .ray_executor import run_jobs_ray
+
+            run_jobs_ray(jobs, params, on_result, report)
+        elif executor == "inprocess":
+            from .inprocess import run_jobs as run_inprocess
+
+            run_inprocess(jobs, on_result, report)
+        else:
+            from .pool import run_jobs
+
+            run_jobs(jobs, n_workers, on_result, report)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def train_cell(task_id: str, model: str, params: dict, out_path: str | Path, *, role: str = "roster",
+               model_args: dict | None = None, data_root: str | Path = "data", echo=print,
+               progress: bool = True) -> dict:
+    """Train (or recall) every seed of the cell and write its run record to ``out_path``."""
+    plan = plan_cell(task_id, model, params, role=role, model_args=model_args, data_root=data_root, echo=echo)
+    run_plans([plan], params, echo=echo, progress=progress)
+    record = plan.finish()
+    write_record(out_path, record)
+    return record

@@ -1,0 +1,213 @@
+"""A cell's plan: everything about one (task, model) cell before training.
+
+:func:`plan_cell` reads the task from ``data/<task>/meta.json`` (family,
+split, generator: the resolved task spec fetch recorded), resolves the model
+and the hyperparameters, decides cheap outcomes first (an incompatible pair
+or unavailable data never imports torch for a built-in model), computes the
+per-seed cache keys (:mod:`netzbench.identity`), takes finished seeds from
+the cache and lists the jobs still to run. :meth:`CellPlan.finish` turns the
+results into the run record.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..families import HEADLINE
+from ..graphs.layout import data_hash, read_meta, seed_data_hash
+from ..identity import code_version, seed_key, task_spec
+from ..models.registry import builtin_families, resolve_model
+from ..records import SCHEMA_VERSION, cell_status, software_versions
+from ..training.search import candidates as search_candidates
+from ..training.search import select as select_candidate
+from ..training.search import validation_series
+from .cache import SeedCache
+
+
+def resolve_hparams(params: dict, task_id: str, family: str) -> dict:
+    train = params["train"]
+    return {
+        "hidden_channels": int(train["hidden_channels"]),
+        "lr": float(train[family]["lr"]),
+        "weight_decay": float(train[family].get("weight_decay", 0.0)),
+        "epochs": int(train["epochs"][task_id]),
+        "eval_every": int(train["eval_every"]),
+    }
+
+
+def display_name(model: str, model_args: dict | None) -> str:
+    if not model_args:
+        return model
+    args = ",".join(f"{k}={model_args[k]}" for k in sorted(model_args))
+    return f"{model}[{args}]"
+
+
+@dataclass
+class CellPlan:
+    """One cell: its record so far, the cache keys, cached results, the jobs to run."""
+
+    record: dict
+    seeds: list[int]
+    grid: list[dict] = field(default_factory=list)
+    keys: dict = field(default_factory=dict)
+    results: dict = field(default_factory=dict)
+    jobs: list[dict] = field(default_factory=list)
+    decided: dict | None = None  # seed -> result when the cell is decided without training
+    outcome: str | None = None  # "incompatible" or "unavailable" when decided without training
+    reason: str | None = None
+    cacheable: bool = True  # False for models defined in memory: their code cannot be hashed
+
+    @property
+    def label(self) -> str:
+        return f"{self.record['task']}/{self.record['model']}"
+
+    def finish(self) -> dict:
+        """The run record (seeds keyed by seed; search selection applied)."""
+        if self.decided is not None:
+            per_seed = self.decided
+        elif not self.grid:
+            per_seed = {s: self.results[s, 0] for s in self.seeds}
+        else:
+            per_seed = {s: self._selected(s) for s in self.seeds}
+        record = dict(self.record)
+        record["seeds"] = {str(s): per_seed[s] for s in self.seeds}
+        record["status"] = cell_status(record["seeds"].values())
+        if self.reason:
+            record["reason"] = self.reason
+        return record
+
+    def _selected(self, seed: int) -> dict:
+        runs = [self.results[seed, c] for c in range(len(self.grid))]
+        best, trace = select_candidate(runs, self.record["headline_metric"], self.record["direction"])
+        for entry, c in zip(trace, self.grid):
+            entry["config"] = c
+        span = _time_span(runs)
+        seconds = sum(r.get("seconds", 0.0) for r in runs)  # the search's full cost
+        if best is None:
+            return {"status": "failed", "error": "every search candidate failed", "seconds": seconds,
+                    "search": {"trace": trace}, **span}
+        chosen = dict(runs[best])
+        chosen["search"] = {"selected": self.grid[best], "selected_index": best, "trace": trace}
+        chosen["seconds"] = seconds
+        chosen.update(span)
+        return chosen
+
+
+def _time_span(runs: list[dict]) -> dict:
+    """First start and last finish over a seed's search candidates (when they were recorded)."""
+    starts = [r["started_at"] for r in runs if "started_at" in r]
+    ends = [r["finished_at"] for r in runs if "finished_at" in r]
+    return {"started_at": min(starts), "finished_at": max(ends)} if starts and ends else {}
+
+
+def _families(model: str, model_args: dict, model_spec) -> frozenset:
+    if model_spec is not None:
+        return model_spec.task_types
+    families = builtin_families(model)
+    if families is None:
+        families = resolve_model(model, model_args).task_types  # user model: importing is unavoidable
+    return families
+
+
+def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", model_args: dict | None = None,
+              data_root: str | Path = "data", task_dir: str | Path | None = None, model_spec=None,
+              echo=print) -> CellPlan:
+    """Resolve a cell: decide it cheaply (incompatible, unavailable), or list its uncached jobs.
+
+    The task is read from ``task_dir`` (default ``data_root/<task_id>``). ``model_spec`` is a
+    :class:`~netzbench.models.registry.ModelSpec` of a model defined in memory (the Python API):
+    such a cell runs only in-process and is never cached.
+    """
+    task_dir = Path(task_dir) if task_dir is not None else Path(data_root) / task_id
+    meta = read_meta(task_dir)
+    if not {"family", "split"} <= set(meta):
+        raise ValueError(f"{task_dir / 'meta.json'} has no task spec (family, split): it was written by an "
+                         f"older netzbench; run `netzbench fetch {task_id}` (or `dvc repro`) again")
+    spec_of_task = task_spec(meta)
+    family = meta["family"]
+    seeds = list(params["seeds"])
+    hp = resolve_hparams(params, task_id, family)
+    metric, direction = HEADLINE[family]
+    if role == "roster" and model_args is None:
+        model_args = params["train"]["model_config"].get(model)  # overrides of the reference configuration
+    model_args = dict(model_args or {})
+    record = {
+        "schema_version": SCHEMA_VERSION,
+        "task": task_id,
+        "family": family,
+        "category": meta.get("category"),
+        "task_spec": spec_of_task,
+        # roster cells keep the roster name (the report's key); candidates show their arguments
+        "model": model if role == "roster" else display_name(model, model_args),
+        "model_ref": model,
+        "model_args": model_args,
+        "role": role,
+        "headline_metric": metric,
+        "direction": direction,
+        "hyperparameters": hp,
+        "threads": int(params["exec"]["threads"]),
+        "software": software_versions(),
+    }
+    plan = CellPlan(record, seeds, cacheable=model_spec is None)
+    families = _families(model, model_args, model_spec)
+    record["config_hash"] = seed_key(task=task_id, task_spec=spec_of_task, model=model, model_args=model_args, hp=hp)
+    record["code_version"] = code_version(model if model_spec is None else None)
+    if family not in families:
+        plan.reason = f"{model} does not serve {family} (it serves {', '.join(sorted(families))})"
+        record["data_hash"] = None
+        echo(f"{task_id}/{model}: incompatible: {plan.reason}")
+        plan.outcome = "incompatible"
+        plan.decided = {s: {"status": plan.outcome, "reason": plan.reason} for s in seeds}
+        return plan
+
+    record["data_hash"] = data_hash(task_dir)
+    if meta.get("status") != "ok":
+        plan.reason = f"data for {task_id} unavailable: {meta.get('reason', 'unknown reason')}"
+        echo(f"{task_id}/{model}: {plan.reason}")
+        plan.outcome = "unavailable"
+        plan.decided = {s: {"status": plan.outcome, "reason": plan.reason} for s in seeds}
+        return plan
+
+    device = params["exec"].get("device", "cpu")
+    if device != "cpu":
+        from .worker import resolve_device
+
+        device = resolve_device(device).type  # results differ across devices: part of the cache key
+    record["device"] = device
+    plan.grid = search_candidates(params.get("search"))
+    # a unit of work is (seed, candidate); without a search there is one candidate: the protocol's hp
+    hps = [{**hp, **c} for c in plan.grid] or [hp]
+    if plan.grid:
+        echo(f"{task_id}/{model}: search over {len(plan.grid)} candidates per seed: {len(plan.grid)}x the "
+             f"training cost of the unsearched protocol ({len(plan.grid) * len(seeds)} runs)")
+        record["search"] = {"space": params["search"]["space"], "method": params["search"].get("method", "grid"),
+                            "n": params["search"].get("n"), "seed": params["search"].get("seed", 0),
+                            "candidates": plan.grid,
+                            "criterion": f"{validation_series(metric)} at the final evaluated epoch"}
+    cache = SeedCache() if plan.cacheable else None
+    base_job = {"data_dir": str(task_dir.resolve()), "meta": meta,
+                # workers fork from a long-lived server: give them this process's cwd and import path
+                "cwd": os.getcwd(), "sys_path": list(sys.path), "threads": record["threads"], "device": device,
+                "timeout_s": params["exec"].get("timeout_s"), "max_rss_gb": params["exec"].get("max_rss_gb")}
+    if model_spec is not None:
+        base_job["model_spec"] = model_spec
+    seed_data = {s: seed_data_hash(task_dir, s) for s in seeds}
+    for s in seeds:
+        for c, hp_c in enumerate(hps):
+            # what the job computes: exactly what the key hashes, besides data and code
+            spec = {"task": task_id, "task_spec": spec_of_task, "model": model, "model_args": model_args,
+                    "hp": hp_c, "seed": s}
+            extra = {"device": device} if device != "cpu" else {}
+            if seed_data[s] is not None:
+                extra["seed_data"] = seed_data[s]  # a stored per-seed instance
+            plan.keys[s, c] = seed_key(**spec, data=record["data_hash"], code=record["code_version"],
+                                       threads=record["threads"], **extra)
+            hit = cache.get(plan.keys[s, c]) if cache is not None else None
+            if hit is not None:
+                plan.results[s, c] = {**hit, "cached": True}
+            else:
+                plan.jobs.append({**base_job, "spec": spec, "candidate": c})
+    return plan

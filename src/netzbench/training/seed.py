@@ -1,0 +1,66 @@
+"""Training one seed: seeding every RNG, building the model, running the family's loop.
+
+Everything random is seeded from the run seed: python, numpy, torch (model
+initialisation, dropout) and, through :mod:`netzbench.training.splits`, every
+split and negative sample.
+"""
+
+from __future__ import annotations
+
+import random
+import resource
+import time
+import traceback
+
+
+def set_seed(seed: int) -> None:
+    import numpy as np
+    import torch
+
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux reports KiB
+
+
+def fit_seed(spec, family: str, split: str, arrays: dict, seed: int, hp: dict, device="cpu",
+             on_epoch=None) -> dict:
+    """Train one seed of model ``spec`` on ``arrays``; the result dict of a finished seed (raises on error)."""
+    from ..models.registry import build_model
+    from .loops import Hyper, train
+
+    t0 = time.perf_counter()
+    if split == "auto":  # a generated custom task without a declared split: chosen from the data
+        from ..graphs.convert import default_split
+
+        split = default_split(family, arrays)
+    set_seed(seed)
+    num_relations = None
+    if split == "relational_canonical":
+        num_relations = int(arrays["num_relations"].reshape(-1)[0])
+
+    def build(i, h, o):
+        return build_model(spec, family, i, h, o, num_relations=num_relations)
+
+    fit = train(family, split, build, arrays, seed, Hyper(**hp), device=device, on_epoch=on_epoch)
+    return {
+        "status": "ok",
+        "history": fit.history,
+        "epochs": fit.epochs,
+        "seconds": time.perf_counter() - t0,
+        "num_params": fit.num_params,
+        "peak_rss_mb": _peak_rss_mb(),
+    }
+
+
+def failure(exc: BaseException, t0: float) -> dict:
+    """The result of a seed that raised ``exc`` (started at ``perf_counter()`` time ``t0``)."""
+    return {
+        "status": "failed",
+        "error": f"{type(exc).__name__}: {exc}",
+        "traceback": traceback.format_exc(limit=20),
+        "seconds": time.perf_counter() - t0,
+    }

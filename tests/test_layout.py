@@ -1,0 +1,152 @@
+"""The package's shape: dependencies flow one way, no import circles, no oversized modules.
+
+Every ``import`` of a netzbench module is counted, at module level or inside a
+function (a lazy import is still a dependency). Units are the top-level
+modules and packages of ``src/netzbench``; each has a layer, and a unit may
+import only units of strictly lower layers (or itself).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from helpers import REPO
+
+SRC = REPO / "src" / "netzbench"
+
+#: unit -> layer. Foundations first; the facade (``netzbench/__init__``) may import anything.
+LAYERS = {
+    "errors": 0, "families": 0, "paths": 0,
+    "stats": 1, "graphs": 1, "params": 1, "records": 1, "identity": 1,
+    "synthetic": 2, "models": 2,
+    "catalog": 3, "training": 3,
+    "run": 4, "report": 4,
+    "config": 5,
+    "api": 6, "cli": 6,
+    "__init__": 7,
+}
+MAX_LINES = 500
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC.parent).with_suffix("")
+        parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+        out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _resolve(module: str, is_package: bool, level: int, target: str | None) -> str:
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    if level > 1:
+        base = base[: len(base) - (level - 1)]
+    return ".".join(base + ([target] if target else []))
+
+
+def imports_of(module: str) -> set[str]:
+    """The netzbench modules ``module`` imports (``from pkg import sub`` counts as ``pkg.sub``)."""
+    path = MODULES[module]
+    is_package = path.name == "__init__.py"
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(module, is_package, node.level, node.module) if node.level else (node.module or "")
+            names = [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names]
+        else:
+            continue
+        for name in names:
+            while name and name not in MODULES:  # an attribute of a module: the module
+                name = name.rpartition(".")[0]
+            if name.startswith("netzbench") and name != module:
+                found.add(name)
+    return found
+
+
+GRAPH = {m: imports_of(m) for m in MODULES}
+
+
+def unit(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def test_every_unit_has_a_layer():
+    assert {unit(m) for m in MODULES} == set(LAYERS), "give new top-level modules a layer in LAYERS"
+
+
+def test_dependencies_flow_down():
+    upward = []
+    for module, targets in GRAPH.items():
+        for target in targets:
+            a, b = unit(module), unit(target)
+            if a != b and a != "__init__" and LAYERS[b] >= LAYERS[a]:
+                upward.append(f"{module} -> {target} (layer {LAYERS[a]} -> {LAYERS[b]})")
+    assert not upward, "\n".join(upward)
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on_stack, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_circles():
+    assert _cycles(GRAPH) == []
+
+
+def test_cycle_finder_finds_a_circle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_resolution_of_relative_imports():
+    assert "netzbench.graphs.layout" in GRAPH["netzbench.run.plan"]
+    assert "netzbench.records" in GRAPH["netzbench.run.plan"]
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_oversized_module(module):
+    n = len(MODULES[module].read_text(encoding="utf-8").splitlines())
+    assert n <= MAX_LINES, f"{module}: {n} lines; split it by concept"
+
+
+def test_stats_and_report_know_nothing_of_torch():
+    for module, path in MODULES.items():
+        if unit(module) in ("stats", "report", "params", "records", "identity", "graphs", "catalog"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+            names = {a.name for n in top for a in n.names} | {getattr(n, "module", None) or "" for n in top}
+            assert not any(n.split(".")[0] in ("torch", "torch_geometric") for n in names), module

@@ -1,0 +1,79 @@
+"""The run record: one module reads (validated, file named in every error) and writes (atomically) it."""
+
+import json
+
+import pytest
+
+from netzbench.errors import RecordError
+from netzbench.records import cell_status, read_record, seed_history, validate_record, write_record
+from netzbench.report import BenchmarkReport
+
+
+def _record(**over):
+    rec = {"schema_version": 1, "task": "karate", "family": "node_cls", "category": "social",
+           "task_spec": {"family": "node_cls", "split": "stratified_per_seed_50_25_25"}, "model": "GCN",
+           "model_ref": "GCN", "headline_metric": "test_acc", "direction": "higher",
+           "hyperparameters": {"hidden_channels": 8, "lr": 0.01, "weight_decay": 0.0, "epochs": 2, "eval_every": 1},
+           "config_hash": "c", "data_hash": "d", "code_version": "v", "threads": 1, "software": {}, "status": "ok",
+           "seeds": {"0": {"status": "ok", "history": {"test_acc": [0.5, float("nan")], "val_acc": [0.4, 0.6]},
+                           "epochs": [1, 2], "seconds": 1.0, "num_params": 10, "peak_rss_mb": 1.0}}}
+    rec.update(over)
+    return rec
+
+
+def test_round_trip_nan_as_null(tmp_path):
+    path = tmp_path / "runs" / "karate" / "GCN.json"
+    write_record(path, _record())
+    assert json.loads(path.read_text())["seeds"]["0"]["history"]["test_acc"] == [0.5, None]
+    back = read_record(path)
+    h = seed_history(back["seeds"]["0"])
+    assert h["test_acc"][0] == 0.5 and h["test_acc"][1] != h["test_acc"][1]  # NaN again
+    assert [p.name for p in path.parent.iterdir()] == ["GCN.json"]  # no temporary file left behind
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "no run record here"),
+    ("{\"task\": ", "not JSON"),
+    (json.dumps({"task": "karate"}), "not a valid run record"),
+    (json.dumps(_record(direction="sideways")), "direction"),
+])
+def test_every_read_error_names_the_file(tmp_path, content, message):
+    path = tmp_path / "bad.json"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(RecordError, match=message) as info:
+        read_record(path)
+    assert str(path) in str(info.value)
+
+
+def test_missing_ok_and_placeholders(tmp_path):
+    assert read_record(tmp_path / "none.json", missing_ok=True) is None
+    write_record(tmp_path / "c.json", {"status": "no_candidate", "task": "karate"})
+    assert read_record(tmp_path / "c.json")["status"] == "no_candidate"
+    with pytest.raises(RecordError, match="needs a `task`"):
+        validate_record({"status": "in_roster"}, "x.json")
+
+
+def test_write_refuses_an_invalid_record(tmp_path):
+    with pytest.raises(RecordError, match="seeds"):
+        write_record(tmp_path / "r.json", _record(seeds={"zero": {"status": "ok"}}))
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_cell_status():
+    assert cell_status(["ok", "ok"]) == "ok"
+    assert cell_status([{"status": "ok"}, {"status": "failed"}]) == "partial"
+    assert cell_status([]) == "missing"
+    assert cell_status(["incompatible"]) == "incompatible"
+
+
+def test_the_report_reads_through_the_same_door(tmp_path):
+    runs = tmp_path / "runs"
+    write_record(runs / "karate" / "GCN.json", _record())
+    (runs / "karate" / "GAT.json").write_text("{ torn")
+    with pytest.raises(RecordError, match="GAT.json"):
+        BenchmarkReport.from_runs(runs, tasks=["karate"], models=["GCN", "GAT"], params=None)
+    (runs / "karate" / "GAT.json").unlink()
+    rep = BenchmarkReport.from_runs(runs, tasks=["karate"], models=["GCN", "GAT"], params=None)
+    assert rep.cell_status("karate", "GAT") == "missing" and rep.cell_status("karate", "GCN") == "ok"
+    assert rep.task_info["karate"].category == "social"
