@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup repro test test-fast constraints clean
+.PHONY: setup repro protocols test test-fast constraints clean
 
 setup: $(STAMP)
 
@@ -22,6 +22,10 @@ $(STAMP): pyproject.toml constraints.txt
 
 repro: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/dvc repro
+
+# the protocol study (strict protocol + one-switch ablations); `dvc repro` then adds it to REPORT.md
+protocols: $(STAMP)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/netzbench protocols
 
 test: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q

@@ -19,12 +19,12 @@ SRC = REPO / "src" / "netzbench"
 
 #: unit -> layer. Foundations first; the facade (``netzbench/__init__``) may import anything.
 LAYERS = {
-    "errors": 0, "families": 0, "paths": 0,
+    "errors": 0, "families": 0, "paths": 0, "protocol": 0,
     "stats": 1, "graphs": 1, "params": 1, "records": 1, "identity": 1,
     "synthetic": 2, "models": 2,
     "catalog": 3, "training": 3,
     "run": 4, "report": 4,
-    "config": 5,
+    "config": 5, "study": 5,
     "api": 6, "cli": 6,
     "__init__": 7,
 }

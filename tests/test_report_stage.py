@@ -135,14 +135,16 @@ def test_stage_writes_every_file_with_sane_content(workdir):
     for section in ("# netzbench report", "## 1. Protocol", "## 2. Results per task", "## 3. Significant",
                     "## 4. Node classification", "## 5. Across tasks", "## 6. Is the evidence sufficient",
                     "## 7. Equivalence", "## 8. Candidate", "## 9. Missing cells", "## 10. Compute cost",
-                    "## 11. Comparison with the paper's Table 3", "### Protocol differences",
-                    "<!-- protocol-differences: begin", "DATA UNAVAILABLE", "N = 4 tasks present",
+                    "## 11. Comparison with the paper's Table 3", "remain by construction",
+                    "## 12. Paper vs strict", "No protocol study in this run", "constant predictor",
+                    "DATA UNAVAILABLE", "N = 4 tasks present",
                     "What the diagram shows", "What it does not show", "min Wilcoxon p",
                     "GIN is therefore not in the diagram"):
         assert section in md, section
     assert "`karate`" in md and "`cora` | GCN vs. GAT" in md  # Table 2 layout with both node_cls tasks
     assert "0.811 ± 0.001" in md  # the paper's Cora GCN cell is quoted
-    assert "board_directors" not in md.split("## 11.")[1].split("### Protocol")[0]  # only tasks present in both
+    assert "board_directors" not in md.split("## 11.")[1].split("## 12.")[0]  # only tasks present in both
+    assert report["paper_comparison"]["compared"] >= 1 and report["collapsed_cells"] == []
 
     again = BenchmarkReport.from_json(workdir / "reports/benchmark.json")
     assert again.friedman()["chi2"] == pytest.approx(report["friedman"]["chi2"])

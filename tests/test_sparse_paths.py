@@ -17,7 +17,8 @@ from netzbench.models.adapters import wrap_encoder
 from netzbench.models.encoders import GAT, GCN, GraphSAGE, GraphTransformer
 from netzbench.models.fused import CSRPattern, EdgeWeightedSum, FusedGATConv, FusedTransformerConv
 from netzbench.graphs.edges import message_passing_graph
-from netzbench.training.loops import _ranking_candidates, maybe_adjacency, maybe_sparse
+from netzbench.training.fit import maybe_adjacency, maybe_sparse
+from netzbench.training.relational import _ranking_candidates
 
 
 def _graph(n=40, m=260, seed=0):

@@ -163,12 +163,13 @@ def run_benchmark(category: str | None = None, models: dict | None = None, seeds
                   search: dict | None = None, *, hidden_channels: int = 64, lr: dict | None = None,
                   data_root: str | Path = "data", mirror: str | None = None, threads: int = 1,
                   executor: str = "inprocess", workers: int | None = None, progress: bool = True,
-                  **report_options):
+                  protocol: str = "strict", protocol_overrides: dict | None = None, **report_options):
     """Train every compatible (task, model, seed) and return a ``BenchmarkReport``.
 
     ``epochs`` overrides every task's budget (an int) or some of them (a
     mapping task -> int). ``lr`` maps a family to ``(lr, weight_decay)``.
-    ``search`` is a ``params.yaml``-style search block. ``executor`` is
+    ``search`` is a ``params.yaml``-style search block; ``protocol`` and
+    ``protocol_overrides`` as in ``params.yaml`` (:mod:`netzbench.protocol`). ``executor`` is
     ``inprocess`` (default), ``local`` (worker processes) or ``ray``; models
     given as objects always run in this process. Incompatible pairs produce
     no cell; a failing seed is recorded as failed and the run goes on.
@@ -201,7 +202,8 @@ def run_benchmark(category: str | None = None, models: dict | None = None, seeds
     in_memory = any(spec is not None for _, spec in resolved.values())
     params = validate(merge(DEFAULTS, {
         "tasks": [t.name for t in task_list], "models": list(resolved), "seeds": seeds, "train": train,
-        "search": search, "data": {"mirror": mirror},
+        "search": search, "data": {"mirror": mirror}, "protocol": protocol,
+        "protocol_overrides": protocol_overrides or {},
         "exec": {"threads": threads, "workers": workers, "executor": "inprocess" if in_memory else executor}}))
     data_root = Path(data_root)
     plans = []
@@ -221,6 +223,7 @@ def run_benchmark(category: str | None = None, models: dict | None = None, seeds
         records[record["task"]][record["model"]] = record
     categories = {t.name: t.category for t in task_list}
     config = {"tasks": [t.name for t in task_list], "models": list(resolved), "hidden_channels": hidden_channels,
+              "protocol": protocol, "protocol_overrides": protocol_overrides or {},
               "search": search, "source": "run_benchmark"}
     return report_from_records(BenchmarkReport, records, seeds, config=config, categories=categories,
                                **report_options)

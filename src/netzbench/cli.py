@@ -58,6 +58,15 @@ def _check_device(params: dict) -> None:
             raise UserError("exec.device is 'cuda' but no CUDA device is available here; use 'auto' or 'cpu'")
 
 
+def _check_roster(params: dict) -> None:
+    """Every task and roster model of ``params`` known, the device available: before anything trains."""
+    for task in params["tasks"]:
+        _check_task(params, task)
+    for model in params["models"]:
+        _check_model(model)
+    _check_device(params)
+
+
 def _echo(msg: str) -> None:
     click.echo(msg, err=True)
 
@@ -157,11 +166,7 @@ def sweep(params_path: str, data_root: str, dry_run: bool) -> None:
     from .run.plan import plan_cell
 
     params = _params(params_path)
-    for task in params["tasks"]:
-        _check_task(params, task)
-    for model in params["models"]:
-        _check_model(model)
-    _check_device(params)
+    _check_roster(params)
     cells = [(t, m, "roster", None) for t in params["tasks"] for m in params["models"]]
     model, model_args = params["model"], params["model_args"] or {}
     if model is not None and not (model in params["models"] and not model_args):
@@ -185,6 +190,24 @@ def sweep(params_path: str, data_root: str, dry_run: bool) -> None:
     run_plans(stale, params, echo=_echo, desc="sweep")
     failed = sum(1 for p in stale for r in p.results.values() if r.get("status") != "ok")
     _echo(f"sweep done: {runs - failed} run(s) cached, {failed} failed; now `dvc repro` records the cells")
+
+
+@main.command()
+@click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
+@click.option("--data-root", default="data", show_default=True)
+def protocols(params_path: str, data_root: str) -> None:
+    """Run the protocol study: the strict protocol and the paper protocol with one switch at a time set strict.
+
+    Trains (cached, like every cell) each variant for the tasks, roster and
+    seeds of params.yaml and writes reports/protocol_study.json and the strict
+    protocol's report in reports/strict/; `dvc repro` then adds section 12
+    (paper vs strict) to REPORT.md.
+    """
+    from .study import run_study
+
+    params = _params(params_path)
+    _check_roster(params)
+    run_study(params, data_root=data_root, echo=_echo)
 
 
 @main.command()

@@ -34,11 +34,12 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 
 #: Everything that can change a trained number (paths under ``src/netzbench``):
 #: the graph layout and features, the generators of synthetic data, the models,
-#: the training loops, splits, metrics and search, and the headline per family.
-RESULT_CODE = ("families.py", "graphs", "models", "synthetic", "training")
+#: the training loops, splits, metrics and search, the protocol's switches, and
+#: the headline per family.
+RESULT_CODE = ("families.py", "graphs", "models", "protocol.py", "synthetic", "training")
 
 #: What the report stage's numbers and text depend on.
-REPORT_CODE = ("families.py", "params.py", "records.py", "report", "stats")
+REPORT_CODE = ("families.py", "params.py", "protocol.py", "records.py", "report", "stats")
 
 #: Imported by a training run, never deciding a number (module or package -> why).
 EXECUTION_ONLY = {
@@ -51,6 +52,7 @@ EXECUTION_ONLY = {
     "netzbench.params": "validation; the resolved values enter the key as hyperparameters",
     "netzbench.paths": "where files live, imports by reference",
     "netzbench.records": "reading and writing run records",
+    "netzbench.study": "the protocol study: runs variants through the same plan -> executor -> record path",
     "netzbench.run": "planning, executors, workers, limits, progress, the per-seed cache",
 }
 

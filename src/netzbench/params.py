@@ -20,6 +20,8 @@ import yaml
 
 from .errors import ParamsError
 from .families import TASK_TYPES
+from .protocol import BY_NAME as SWITCHES
+from .protocol import PROTOCOLS
 
 FAMILIES = tuple(sorted(TASK_TYPES))
 
@@ -29,6 +31,8 @@ DEFAULTS: dict[str, Any] = {
     "model": None,
     "model_args": {},
     "seeds": list(range(10)),
+    "protocol": "strict",
+    "protocol_overrides": {},
     "custom_tasks": {},
     "train": {
         "hidden_channels": 64,
@@ -115,6 +119,7 @@ def validate(params: dict) -> dict:
     if len(set(seeds)) != len(seeds):
         raise ParamsError(f"params.yaml: `seeds` has duplicates: {seeds!r}")
 
+    _check_protocol(params)
     model = params["model"]
     if model is not None and (not isinstance(model, str) or not model.strip()):
         raise ParamsError(
@@ -219,6 +224,23 @@ def validate(params: dict) -> dict:
     if not _is_number(margin) or margin <= 0:
         raise ParamsError(f"params.yaml: `report.equivalence_margin` must be > 0, got {margin!r}")
     return params
+
+
+def _check_protocol(params: dict) -> None:
+    if params["protocol"] not in PROTOCOLS:
+        raise ParamsError(f"params.yaml: `protocol` must be one of {list(PROTOCOLS)}, got {params['protocol']!r}")
+    overrides = params.get("protocol_overrides")
+    if overrides is None:
+        params["protocol_overrides"] = overrides = {}
+    if not isinstance(overrides, dict):
+        raise ParamsError(f"params.yaml: `protocol_overrides` must map switch names to values, got {overrides!r}")
+    for name, value in overrides.items():
+        if name not in SWITCHES:
+            raise ParamsError(f"params.yaml: `protocol_overrides` names an unknown switch {name!r}; "
+                              f"switches: {sorted(SWITCHES)}")
+        if value not in SWITCHES[name].choices:
+            raise ParamsError(f"params.yaml: `protocol_overrides.{name}` must be one of "
+                              f"{list(SWITCHES[name].choices)}, got {value!r}")
 
 
 def load_params(path: str | os.PathLike | None = None) -> dict:

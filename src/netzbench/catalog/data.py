@@ -25,6 +25,7 @@ from typing import Callable
 from ..graphs.convert import default_split, to_arrays, to_bundle
 from ..graphs.layout import GENERATOR_VERSION, GRAPH, SEEDS, save_arrays, seed_file, write_meta
 from ..paths import cache_root, import_ref, resolve_mirror
+from ..protocol import resolve
 from .custom import GENERATOR as CUSTOM_GENERATOR
 from .custom import PROCESSOR as CUSTOM_PROCESSOR
 from .custom import is_seed_aware, loader_source_sha256
@@ -93,8 +94,11 @@ def fetch_task(task_id: str, params: dict, data_root: str | os.PathLike = "data"
                 meta["split"] = default_split(task.family, arrays)
             origin = f"custom:{ds.generator_params['loader']}"
         elif ds.synthetic:
+            gen_params = dict(ds.generator_params)
+            if resolve(params["protocol"], params["protocol_overrides"])["synthetic_graphs"] == "reference":
+                gen_params.update(ds.reference_params)
             meta.update(status="ok", synthetic=True, generator=ds.processor,
-                        generator_params=dict(ds.generator_params), generator_version=GENERATOR_VERSION)
+                        generator_params=gen_params, generator_version=GENERATOR_VERSION)
         else:
             raw_dir, raw_sha, fmt = None, {}, "builtin"
             if ds.needs_download:

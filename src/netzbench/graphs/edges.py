@@ -5,12 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 
-def undirected_pairs(edge_index: np.ndarray) -> np.ndarray:
-    """Unique undirected pairs ``(i, j)`` with ``i < j`` of an edge index, self-loops dropped, sorted."""
+def undirected_pairs(edge_index: np.ndarray, self_loops: bool = False) -> np.ndarray:
+    """Unique undirected pairs ``(i, j)`` with ``i < j`` of an edge index, sorted; self-loops
+    ``(i, i)`` dropped unless ``self_loops``."""
     ei = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
     lo, hi = np.minimum(ei[0], ei[1]), np.maximum(ei[0], ei[1])
-    keep = lo != hi
-    lo, hi = lo[keep], hi[keep]
+    if not self_loops:
+        keep = lo != hi
+        lo, hi = lo[keep], hi[keep]
     if lo.size == 0:
         return np.zeros((2, 0), dtype=np.int64)
     n = int(hi.max()) + 1

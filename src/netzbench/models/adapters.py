@@ -111,18 +111,30 @@ class DistMultLink(nn.Module):
 
     A triple :math:`(h, r, t)` scores :math:`\sum_d z_{h,d}\, w_{r,d}\, z_{t,d}` with
     node embeddings :math:`z` from the encoder and one diagonal relation
-    matrix :math:`\mathrm{diag}(w_r)` per relation.
+    matrix :math:`\mathrm{diag}(w_r)` per relation, initialised Xavier-uniform
+    or (``init="normal"``) :math:`N(0, 1)` as an embedding table would be.
     """
 
-    def __init__(self, encoder: nn.Module, num_relations: int, hidden_channels: int):
+    INITS = ("xavier", "normal")
+
+    def __init__(self, encoder: nn.Module, num_relations: int, hidden_channels: int, init: str = "xavier"):
         super().__init__()
+        if init not in self.INITS:
+            raise ValueError(f"DistMult init must be one of {list(self.INITS)}, got {init!r}")
         self.encoder = encoder
+        self.init = init
         self.relations = nn.Parameter(torch.empty(num_relations, hidden_channels))
-        nn.init.xavier_uniform_(self.relations)
+        self._init_relations()
+
+    def _init_relations(self) -> None:
+        if self.init == "normal":
+            nn.init.normal_(self.relations)
+        else:
+            nn.init.xavier_uniform_(self.relations)
 
     def reset_parameters(self) -> None:
         _reset(self)
-        nn.init.xavier_uniform_(self.relations)
+        self._init_relations()
 
     def forward(self, x, edge_index):
         return encode(self.encoder, x, edge_index)
@@ -142,7 +154,7 @@ class DistMultLink(nn.Module):
 
 def wrap_encoder(encoder_factory: Callable[[int, int, int], nn.Module], task_type: str,
                  in_channels: int, hidden_channels: int, out_channels: int,
-                 num_relations: int | None = None) -> nn.Module:
+                 num_relations: int | None = None, relation_init: str = "xavier") -> nn.Module:
     """Build the adapter for ``task_type`` around a node-level encoder
     (DistMult instead of the dot product when ``num_relations`` is given)."""
     if task_type == "node_cls":
@@ -152,7 +164,7 @@ def wrap_encoder(encoder_factory: Callable[[int, int, int], nn.Module], task_typ
     if task_type == "link_pred":
         encoder = encoder_factory(in_channels, hidden_channels, hidden_channels)
         if num_relations:
-            return DistMultLink(encoder, num_relations, hidden_channels)
+            return DistMultLink(encoder, num_relations, hidden_channels, init=relation_init)
         return DotProductLink(encoder)
     raise ValueError(f"unknown task type {task_type!r}")
 
@@ -161,8 +173,8 @@ def multi_task_factory(cls: type, **kwargs) -> Callable:
     """A factory ``(in, hidden, out, task_type)`` serving all four families with ``cls`` as encoder."""
 
     def factory(in_channels: int, hidden_channels: int, out_channels: int, task_type: str = "node_cls",
-                num_relations: int | None = None):
+                num_relations: int | None = None, relation_init: str = "xavier"):
         return wrap_encoder(lambda i, h, o: cls(i, h, o, **kwargs), task_type, in_channels, hidden_channels,
-                            out_channels, num_relations)
+                            out_channels, num_relations, relation_init)
 
     return factory

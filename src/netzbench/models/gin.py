@@ -1,9 +1,9 @@
 r"""GIN (Xu et al. 2019): a graph-level model with sum pooling.
 
 :math:`h_i^{(l+1)} = \mathrm{MLP}^{(l)}\big((1+\epsilon^{(l)}) h_i^{(l)} + \sum_{j\in N(i)} h_j^{(l)}\big)`,
-three layers with two-layer MLPs and trainable :math:`\epsilon`, then
-:math:`h_G = \sum_i h_i^{(L)}` and a linear classifier. GIN pools internally,
-so it serves only the graph-level families.
+three layers with trainable :math:`\epsilon`, each MLP ``Linear -> BatchNorm -> ReLU -> Linear -> ReLU``
+(the reference configuration), then :math:`h_G = \sum_i h_i^{(L)}` and a linear classifier. GIN pools
+internally, so it serves only the graph-level families.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from .roster import GRAPH_FAMILIES
 
 
 def _mlp(i: int, h: int) -> nn.Sequential:
-    return nn.Sequential(nn.Linear(i, h), nn.ReLU(), nn.Linear(h, h))
+    return nn.Sequential(nn.Linear(i, h), nn.BatchNorm1d(h), nn.ReLU(), nn.Linear(h, h), nn.ReLU())
 
 
 class GIN(nn.Module):
@@ -38,5 +38,5 @@ class GIN(nn.Module):
 
     def forward(self, x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor) -> torch.Tensor:
         for conv in self.convs:
-            x = torch.relu(conv(x, edge_index))
+            x = conv(x, edge_index)
         return self.classifier(global_add_pool(x, batch))

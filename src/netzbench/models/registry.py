@@ -157,9 +157,10 @@ def resolve_model(name_or_ref: str, kwargs: dict | None = None) -> ModelSpec:
 
 
 def build_model(spec: ModelSpec, task_type: str, in_channels: int, hidden_channels: int, out_channels: int,
-                num_relations: int | None = None):
-    """Instantiate ``spec`` for ``task_type``, adding the adapter it needs
-    (a DistMult decoder for relational link prediction when ``num_relations`` is given)."""
+                num_relations: int | None = None, relation_init: str = "xavier"):
+    """Instantiate ``spec`` for ``task_type``, adding the adapter it needs (a DistMult decoder for
+    relational link prediction when ``num_relations`` is given, its relation vectors initialised
+    ``relation_init``: ``xavier`` or ``normal``)."""
     from .adapters import wrap_encoder
 
     if not spec.serves(task_type):
@@ -168,9 +169,11 @@ def build_model(spec: ModelSpec, task_type: str, in_channels: int, hidden_channe
         params = inspect.signature(spec.factory).parameters
         if "task_type" in params:
             extra = {"num_relations": num_relations} if "num_relations" in params else {}
+            if "relation_init" in params:
+                extra["relation_init"] = relation_init
             return spec.factory(in_channels, hidden_channels, out_channels, task_type=task_type, **extra)
         module = spec.factory(in_channels, hidden_channels, out_channels)
-        return _native(module, task_type, num_relations, hidden_channels)
+        return _native(module, task_type, num_relations, hidden_channels, relation_init)
 
     def make(i: int, h: int, o: int):
         try:
@@ -182,15 +185,19 @@ def build_model(spec: ModelSpec, task_type: str, in_channels: int, hidden_channe
             ) from exc
 
     if spec.node_encoder:
-        return wrap_encoder(make, task_type, in_channels, hidden_channels, out_channels, num_relations)
-    return _native(make(in_channels, hidden_channels, out_channels), task_type, num_relations, hidden_channels)
+        return wrap_encoder(make, task_type, in_channels, hidden_channels, out_channels, num_relations, relation_init)
+    return _native(make(in_channels, hidden_channels, out_channels), task_type, num_relations, hidden_channels,
+                   relation_init)
 
 
-def _native(module, task_type: str, num_relations: int | None = None, hidden_channels: int = 0):
+def _native(module, task_type: str, num_relations: int | None = None, hidden_channels: int = 0,
+            relation_init: str = "xavier"):
     from .adapters import DistMultLink, DotProductLink, NativeGraphModel, NodeModel
 
     if task_type in ("graph_cls", "graph_reg"):
         return NativeGraphModel(module)
     if task_type == "link_pred":
-        return DistMultLink(module, num_relations, hidden_channels) if num_relations else DotProductLink(module)
+        if num_relations:
+            return DistMultLink(module, num_relations, hidden_channels, init=relation_init)
+        return DotProductLink(module)
     return NodeModel(module)

@@ -35,7 +35,7 @@ import numpy as np
 
 from .. import stats
 from ..stats._common import check_open_unit
-from . import across_task, availability, cost, latex, persistence, selection, within_task
+from . import across_task, availability, cost, degenerate, latex, persistence, selection, within_task
 from .persistence import SCHEMA
 from .selection import EPOCH_SELECTIONS
 from .series import TaskInfo, task_info_of
@@ -334,6 +334,14 @@ class BenchmarkReport:
     def unavailable_tasks(self) -> dict[str, str]:
         """The tasks without results whose data could not be obtained (a cell with status ``unavailable``)."""
         return availability.unavailable_tasks(self.cells, self.histories, self.tasks_without_results())
+
+    def baselines(self) -> dict[str, dict]:
+        """Per task, what a constant predictor scores on the test sets (:func:`.degenerate.baselines`)."""
+        return degenerate.baselines(self.cells)
+
+    def collapsed(self) -> list[dict]:
+        """Cells whose test predictions were constant in most seeds (:func:`.degenerate.collapsed`)."""
+        return degenerate.collapsed(self.histories, self.selected_epochs())
 
     def compute_cost(self) -> dict[str, Any]:
         """Training time from the run records: summed per seed (``total_seconds``, ``by_task``,

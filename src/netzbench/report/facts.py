@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .reproduction import comparison, study_effects
 from .within_task import nested_summary
 
 #: the mean-rank aggregations REPORT.md tabulates (``report.aggregation`` is added when another)
@@ -42,6 +43,17 @@ class ReportFacts:
     without_results: dict[str, str]
     unavailable: dict[str, str]
     cost: dict[str, Any]
+    baselines: dict[str, dict]  # per task: what a constant predictor scores on the test sets
+    collapsed: list[dict]  # cells with constant test predictions in most seeds
+    reproduction: list[dict]  # per cell of the paper's Table 3: paper, reference run here, ours
+    study: dict[str, Any]  # the protocol study's effects (reports/protocol_study.json)
+
+    @property
+    def paper_overlap(self) -> dict[str, int]:
+        """How many comparable cells of the paper's Table 3 there are and how many overlap ours."""
+        rows = [r for r in self.reproduction if r["task"] in self.present]
+        return {"compared": sum(r["overlap"] is not None for r in rows),
+                "overlapping": sum(r["overlap"] is True for r in rows)}
 
     @property
     def headline_pairwise(self) -> list[dict]:
@@ -55,11 +67,14 @@ class ReportFacts:
 
 
 def collect_facts(report, candidate: str | None, roster: list[str], *, aggregation: str = "uniform",
-                  weights: dict | None = None) -> ReportFacts:
+                  weights: dict | None = None, reference: dict | None = None,
+                  study: dict | None = None) -> ReportFacts:
     """Compute every shared statistic of ``report`` once.
 
     ``candidate`` and ``roster`` feed the candidate block; ``aggregation``
-    (with ``weights`` for ``custom``) is the one of ``plots/mean_ranks.*``.
+    (with ``weights`` for ``custom``) is the one of ``plots/mean_ranks.*``;
+    ``reference`` and ``study`` are the reference implementation's cells and
+    the protocol study (:mod:`.reproduction`), when there are any.
     An equivalence or aggregation that cannot be computed (no margin, no
     weights) is recorded with the reason instead of failing the build.
     """
@@ -85,4 +100,7 @@ def collect_facts(report, candidate: str | None, roster: list[str], *, aggregati
         candidate_block=report.candidate_block(candidate, roster), missing=report.missing(),
         present=report.present_tasks(), without_results=report.tasks_without_results(),
         unavailable=report.unavailable_tasks(), cost=report.compute_cost(),
+        baselines=report.baselines(), collapsed=report.collapsed(),
+        reproduction=comparison(summary, reference, report.ci),
+        study=study_effects(study, report.final_metrics(), report.seeds),
     )

@@ -22,46 +22,6 @@ from pathlib import Path
 
 PAPER_TABLE = Path(__file__).with_name("paper_table3.json")
 
-# Differences between this implementation and the paper's protocol that can
-# move a cell, stated as facts about *our* code or quotes of the paper's text;
-# keyed by task family. Shown next to non-overlapping cells as candidate
-# explanations, never as established causes.
-PROTOCOL_NOTES = {
-    "graph_cls": ("the paper reports validation accuracy on a per-run 80/20 split for graph classification "
-                  "(its Section 3.3); this benchmark reports accuracy on a held-out test split"),
-    "link_pred": ("this benchmark resamples training negatives every epoch, keeps validation/test negatives fixed "
-                  "per seed, passes messages over training edges only and, for graphs without node features, uses "
-                  "structural features [1, log(1 + degree)] computed on training edges; the paper states a "
-                  "RandomLinkSplit with negative sampling and does not detail these choices"),
-    "node_cls": ("both report test accuracy (Cora: the public Planetoid split in both); the software stack differs "
-                 "(the paper: Python 3.12, torch 2.6.0, torch-geometric 2.6.1; ours: see the run records)"),
-    "graph_reg": "the paper reports validation MAE for graph regression (its Section 3.3); this benchmark reports "
-                 "test MAE on a held-out split",
-}
-TASK_NOTES = {
-    "fb15k_237": ("this benchmark trains a DistMult head on fresh corrupted training triples every epoch, scores "
-                  "validation/test against one fixed corruption per triple and uses the 2-d structural features "
-                  "[1, log(1 + degree)]; the encoders pass messages over the simple graph of the training triples "
-                  "(relation types ignored, both directions, parallel edges merged, self-loops dropped); the paper "
-                  "describes 3-d log-degree features and a single-pass DistMult head (its Section 3.1)"),
-}
-SYNTHETIC_NOTE = ("the graphs are produced by this repository's generator, not GraphNetz's, so the instances "
-                  "(and possibly their size and density) differ")
-SYNTHETIC_TASKS = ("random_tsp", "ising_lattice")
-
-
-def protocol_notes(task: str, family: str | None) -> list[str]:
-    """Known protocol differences that apply to ``task`` (candidate explanations, not verified causes)."""
-    notes = []
-    if task in TASK_NOTES:
-        notes.append(TASK_NOTES[task])
-    elif family in PROTOCOL_NOTES:
-        notes.append(PROTOCOL_NOTES[family])
-    if task in SYNTHETIC_TASKS:
-        notes.append(SYNTHETIC_NOTE)
-    return notes
-
-
 @lru_cache(maxsize=1)
 def load_paper_table() -> dict | None:
     """The quoted Table 3, or None when the data file is not installed."""

@@ -19,7 +19,7 @@ from ..records import PLACEHOLDERS, cell_status, read_record, seed_history
 
 #: per-seed facts of a record that the report keeps beside the histories
 SEED_FACTS = ("reason", "error", "seconds", "started_at", "finished_at", "num_params", "peak_rss_mb", "cached",
-              "epochs")
+              "epochs", "baseline")
 
 
 def cell_facts(record: dict, seeds: list[int]) -> dict:
@@ -114,7 +114,8 @@ def load_from_runs(cls, runs_dir="metrics/runs", *, tasks=None, models=None, par
         seeds = sorted({int(s) for by_model in records.values() for r in by_model.values() if r for s in r["seeds"]})
     config = {"tasks": tasks, "models": models, "candidate": candidate}
     if p is not None:
-        config.update({"train": p["train"], "model": p["model"], "model_args": p["model_args"],
+        config.update({"protocol": p["protocol"], "protocol_overrides": p["protocol_overrides"],
+                       "train": p["train"], "model": p["model"], "model_args": p["model_args"],
                        "report": p["report"], "data": {"on_missing": p["data"]["on_missing"]}})
     return report_from_records(cls, records, seeds, config=config,
                                missing_reason=lambda t, m: f"no run record at {Path(runs_dir) / t / (m + '.json')}",

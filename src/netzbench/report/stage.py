@@ -32,6 +32,7 @@ mapping ``{task: weight}`` feeds ``aggregation: custom``.
 from __future__ import annotations
 
 import csv
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,10 @@ PAIRWISE_COLUMNS = ["task", "model_a", "model_b", "direction", "mean_diff", "sig
 EQUIVALENCE_COLUMNS = ["task", "model_a", "model_b", "mean_diff", "n_seeds", "margin", "p_lower", "p_upper",
                        "p_tost", "p_tost_holm", "equivalent", "p_diff_holm", "pairwise_method", "verdict"]
 AUDIT_COLUMNS = ["task", "model", "seed", "selection", "index", "epoch", "value", "validation"]
+#: the reference implementation's cells, run here (benchmarks/side_by_side.py)
+REFERENCE_CELLS = Path("benchmarks/reference_cells.json")
+#: the protocol study (netzbench protocols)
+STUDY = Path("reports/protocol_study.json")
 
 def _num(v: Any) -> Any:
     if isinstance(v, float) and not math.isfinite(v):
@@ -119,6 +124,8 @@ def report_metrics(facts: ReportFacts) -> dict:
         "tasks_without_results": facts.without_results,
         "compute": {"total_seconds": round(cost["total_seconds"], 3), "n_timed_seeds": cost["n_timed"],
                     "wall_seconds": None if cost["wall_seconds"] is None else round(cost["wall_seconds"], 3)},
+        "paper_comparison": facts.paper_overlap,
+        "collapsed_cells": [f"{c['task']}/{c['model']}" for c in facts.collapsed],
         "options": report.options(),
     }
     if facts.equivalence is not None:
@@ -186,12 +193,14 @@ def _write_figures(facts: ReportFacts, pdir: Path) -> None:
 
 
 def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None, echo=print,
-                  out_dir: str | Path = ".") -> dict:
-    """Write every report artefact (see the module docstring); return the headline metrics."""
+                  out_dir: str | Path = ".", reference: dict | None = None, study: dict | None = None) -> dict:
+    """Write every report artefact (see the module docstring); return the headline metrics.
+    ``reference`` and ``study``: see :func:`~netzbench.report.facts.collect_facts`."""
     root = Path(out_dir)
     rep_params = params.get("report", {})
     facts = collect_facts(report, candidate, list(params["models"]),
-                          aggregation=rep_params.get("aggregation", "uniform"), weights=rep_params.get("weights"))
+                          aggregation=rep_params.get("aggregation", "uniform"), weights=rep_params.get("weights"),
+                          reference=reference, study=study)
     metrics = report_metrics(facts)
     write_json_atomic(root / "metrics/report.json", metrics, indent=2)
     (root / "reports").mkdir(parents=True, exist_ok=True)
@@ -212,11 +221,21 @@ def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None, 
     return metrics
 
 
+def read_optional_json(path: Path) -> dict | None:
+    """The JSON at ``path``, or None when there is no such file."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+
+
 def run_report_stage(params: dict, echo=print, root: str | Path = ".") -> dict:
-    """What ``netzbench report`` does: read the roster's records under ``root``, write the report there."""
+    """What ``netzbench report`` does: read the roster's records under ``root``, write the report there
+    (with the reference implementation's cells and the protocol study, where present)."""
     root = Path(root)
     report = BenchmarkReport.from_runs(root / "metrics/runs", params=params, candidate_dir=root / "metrics/candidate")
     candidate = report.config.get("candidate")
     if candidate is None and params["model"] in params["models"] and not params["model_args"]:
         candidate = params["model"]  # in_roster: the candidate block uses the roster cells
-    return write_outputs(report, params, candidate, echo=echo, out_dir=root)
+    return write_outputs(report, params, candidate, echo=echo, out_dir=root,
+                         reference=read_optional_json(root / REFERENCE_CELLS), study=read_optional_json(root / STUDY))

@@ -29,10 +29,17 @@ def workers(params: dict) -> int:
 def run_plans(plans: list[CellPlan], params: dict, *, echo=print, progress: bool = True, desc: str | None = None):
     """Train the jobs of every plan together (one pool, one Ray submission, or in order here);
     cache each result the moment it arrives."""
-    jobs = []
+    jobs, twins = [], {}  # a unit whose cache key another job already has runs once; its twins get the result
+    first_with_key: dict[str, dict] = {}
     for i, plan in enumerate(plans):
         for job in plan.jobs:
             job["plan"] = i
+            key = plan.keys[job["spec"]["seed"], job["candidate"]] if plan.cacheable else None
+            if key is not None and key in first_with_key:
+                twins.setdefault(id(first_with_key[key]), []).append(job)
+                continue
+            if key is not None:
+                first_with_key[key] = job
             jobs.append(job)
     if not jobs:
         return
@@ -44,6 +51,10 @@ def run_plans(plans: list[CellPlan], params: dict, *, echo=print, progress: bool
         where = {"local": f"{min(n_workers, len(jobs))} worker(s)", "ray": "ray", "inprocess": "in-process"}[executor]
         echo(f"{plans[0].label}: training seeds {todo} ({len(plans[0].seeds) - len(todo)} cached), "
              f"{plans[0].record['hyperparameters']['epochs']} epochs, {where}")
+    else:
+        shared = sum(len(t) for t in twins.values())
+        echo(f"{desc or 'cells'}: {len(jobs)} run(s) to train in {len(plans)} cells"
+             + (f" ({shared} more share a cache key with one of them)" if shared else ""))
     bar = None
     done_epochs: dict[int, int] = {}
     finished: list[int] = []
@@ -63,6 +74,8 @@ def run_plans(plans: list[CellPlan], params: dict, *, echo=print, progress: bool
         seed = job["spec"]["seed"]
         unit = (seed, job["candidate"])
         plan.results[unit] = result
+        for twin in twins.get(id(job), ()):
+            plans[twin["plan"]].results[unit] = result
         if result["status"] == "ok":
             if plan.cacheable:
                 cache.put(plan.keys[unit], result)  # saved the moment it finishes: a crash later loses nothing

@@ -20,6 +20,7 @@ from ..families import HEADLINE
 from ..graphs.layout import data_hash, read_meta, seed_data_hash
 from ..identity import code_version, seed_key, task_spec
 from ..models.registry import builtin_families, resolve_model
+from ..protocol import for_task, resolve
 from ..records import SCHEMA_VERSION, cell_status, software_versions
 from ..training.search import candidates as search_candidates
 from ..training.search import select as select_candidate
@@ -131,6 +132,8 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
     seeds = list(params["seeds"])
     hp = resolve_hparams(params, task_id, family)
     metric, direction = HEADLINE[family]
+    switches = for_task(resolve(params["protocol"], params["protocol_overrides"]), family,
+                        relational=meta.get("split") == "relational_canonical")
     if role == "roster" and model_args is None:
         model_args = params["train"]["model_config"].get(model)  # overrides of the reference configuration
     model_args = dict(model_args or {})
@@ -148,12 +151,14 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
         "headline_metric": metric,
         "direction": direction,
         "hyperparameters": hp,
+        "protocol": {"name": params["protocol"], "switches": switches},
         "threads": int(params["exec"]["threads"]),
         "software": software_versions(),
     }
     plan = CellPlan(record, seeds, cacheable=model_spec is None)
     families = _families(model, model_args, model_spec)
-    record["config_hash"] = seed_key(task=task_id, task_spec=spec_of_task, model=model, model_args=model_args, hp=hp)
+    record["config_hash"] = seed_key(task=task_id, task_spec=spec_of_task, model=model, model_args=model_args, hp=hp,
+                                     protocol=switches)
     record["code_version"] = code_version(model if model_spec is None else None)
     if family not in families:
         plan.reason = f"{model} does not serve {family} (it serves {', '.join(sorted(families))})"
@@ -199,7 +204,7 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
         for c, hp_c in enumerate(hps):
             # what the job computes: exactly what the key hashes, besides data and code
             spec = {"task": task_id, "task_spec": spec_of_task, "model": model, "model_args": model_args,
-                    "hp": hp_c, "seed": s}
+                    "hp": hp_c, "protocol": switches, "seed": s}
             extra = {"device": device} if device != "cpu" else {}
             if seed_data[s] is not None:
                 extra["seed_data"] = seed_data[s]  # a stored per-seed instance

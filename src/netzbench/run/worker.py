@@ -129,7 +129,7 @@ def _run_seed(job: dict, on_epoch) -> dict:
         model = job.get("model_spec") or resolve_model(spec["model"], spec["model_args"])
         result = fit_seed(model, spec["task_spec"]["family"], spec["task_spec"]["split"], job_arrays(job),
                           spec["seed"], spec["hp"], device=resolve_device(job.get("device", "cpu")),
-                          on_epoch=on_epoch)
+                          on_epoch=on_epoch, protocol=spec.get("protocol"))
         result["seconds"] = time.perf_counter() - t0
         return result
     except SeedTimeout:

@@ -18,9 +18,11 @@ def knn_targets(points: np.ndarray, k: int) -> np.ndarray:
     return np.argsort(dist, axis=1, kind="stable")[:, :k]
 
 
-def link_graph(x: np.ndarray, src, dst) -> tuple[dict, dict]:
+def link_graph(x: np.ndarray, src, dst, self_loops: bool = False) -> tuple[dict, dict]:
+    """The link-prediction bundle of features ``x`` and edges ``src - dst`` (unique undirected pairs;
+    self-loops kept only when asked for)."""
     n = int(x.shape[0])
-    edges = undirected_pairs(np.stack([np.asarray(src, np.int64), np.asarray(dst, np.int64)]))
+    edges = undirected_pairs(np.stack([np.asarray(src, np.int64), np.asarray(dst, np.int64)]), self_loops)
     arrays = {"x": x.astype(np.float32), "edge_index": edges, "num_nodes": np.asarray(n, dtype=np.int64)}
     return arrays, {"num_nodes": n, "num_edges": int(edges.shape[1]), "num_features": int(x.shape[1])}
 

@@ -40,21 +40,19 @@ def two_opt_tour(points: np.ndarray) -> np.ndarray:
     return tour
 
 
-def random_tsp(seed: int, num_nodes: int = 200, k_neighbors: int = 3) -> tuple[dict, dict]:
-    """Random Euclidean TSP instance as a graph: a 2-opt tour plus each city's k nearest neighbours.
-
-    Features: the coordinates.
+def random_tsp(seed: int, num_nodes: int = 200, k_neighbors: int = 3, tour: bool = True) -> tuple[dict, dict]:
+    """Random Euclidean TSP instance as a graph: each city's ``k_neighbors`` nearest cities, plus
+    (``tour``) a 2-opt tour through them; without the tour it is the reference implementation's
+    k-nearest-neighbour graph. Features: the coordinates.
     """
     rng = rng_for("random_tsp", seed)
     pts = rng.random((num_nodes, 2))
-    tour = two_opt_tour(pts)
     knn = knn_targets(pts, k_neighbors)
-    src = np.concatenate([tour, np.repeat(np.arange(num_nodes), k_neighbors)])
-    dst = np.concatenate([np.roll(tour, -1), knn.reshape(-1)])
+    src, dst = np.repeat(np.arange(num_nodes), k_neighbors), knn.reshape(-1)
+    if tour:
+        order = two_opt_tour(pts)
+        src, dst = np.concatenate([order, src]), np.concatenate([np.roll(order, -1), dst])
     return link_graph(pts, src, dst)
-
-
-# ------------------------------------------------------------------------- VRP
 
 
 def savings_routes(points: np.ndarray, demand: np.ndarray, capacity: int) -> list[list[int]]:

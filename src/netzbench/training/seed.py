@@ -27,8 +27,10 @@ def _peak_rss_mb() -> float:
 
 
 def fit_seed(spec, family: str, split: str, arrays: dict, seed: int, hp: dict, device="cpu",
-             on_epoch=None) -> dict:
-    """Train one seed of model ``spec`` on ``arrays``; the result dict of a finished seed (raises on error)."""
+             on_epoch=None, protocol: dict | None = None) -> dict:
+    """Train one seed of model ``spec`` on ``arrays`` under the resolved ``protocol`` switches
+    (:mod:`netzbench.protocol`; none: the strict protocol); the result dict of a finished seed
+    (raises on error)."""
     from ..models.registry import build_model
     from .loops import Hyper, train
 
@@ -42,10 +44,14 @@ def fit_seed(spec, family: str, split: str, arrays: dict, seed: int, hp: dict, d
     if split == "relational_canonical":
         num_relations = int(arrays["num_relations"].reshape(-1)[0])
 
-    def build(i, h, o):
-        return build_model(spec, family, i, h, o, num_relations=num_relations)
+    protocol = protocol or {}
+    relation_init = protocol.get("relation_init", "xavier")
 
-    fit = train(family, split, build, arrays, seed, Hyper(**hp), device=device, on_epoch=on_epoch)
+    def build(i, h, o):
+        return build_model(spec, family, i, h, o, num_relations=num_relations, relation_init=relation_init)
+
+    fit = train(family, split, build, arrays, seed, Hyper(**hp), device=device, on_epoch=on_epoch,
+                protocol=protocol)
     return {
         "status": "ok",
         "history": fit.history,
@@ -53,6 +59,7 @@ def fit_seed(spec, family: str, split: str, arrays: dict, seed: int, hp: dict, d
         "seconds": time.perf_counter() - t0,
         "num_params": fit.num_params,
         "peak_rss_mb": _peak_rss_mb(),
+        "baseline": fit.baseline,
     }
 
 

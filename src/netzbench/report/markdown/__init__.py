@@ -11,9 +11,10 @@ of one build and the parameters of the run:
 5. across tasks: Friedman, Nemenyi CD diagram (Figure 3) with a
    plain-language reading, aggregations, rank stability (:mod:`.across_tasks`);
 6. power floor, 7. equivalence verdicts (:mod:`.evidence`);
-8. candidate, 9. missing cells, 10. compute cost, 12. files (:mod:`.bookkeeping`);
-11. comparison with the paper's Table 3, with a marked paragraph on protocol
-    differences (:mod:`.paper_comparison`).
+8. candidate, 9. missing cells, 10. compute cost, 13. files (:mod:`.bookkeeping`);
+11. comparison with the paper's Table 3 and the reference implementation run
+    here, with the measured cause of every miss, 12. paper vs strict: what
+    each protocol switch does (:mod:`.paper_comparison`).
 
 Every number comes from the facts, computed once under the report's current
 options, so the text always matches the tables and figures written next to it.
@@ -25,7 +26,7 @@ from ..facts import ReportFacts
 from .across_tasks import across_tasks
 from .bookkeeping import candidate, compute_cost, files, missing_cells
 from .evidence import equivalence, power_floor
-from .paper_comparison import paper_comparison
+from .paper_comparison import paper_comparison, protocol_study
 from .per_task import node_classification, results_per_task, significant_differences
 from .protocol import header, protocol
 
@@ -36,5 +37,6 @@ def render_markdown(facts: ReportFacts, params: dict) -> str:
     """The whole REPORT.md text (see the module docstring)."""
     sections = [header(facts), protocol(facts, params), results_per_task(facts), significant_differences(facts),
                 node_classification(facts), across_tasks(facts), power_floor(facts), equivalence(facts),
-                candidate(facts), missing_cells(facts), compute_cost(facts), paper_comparison(facts), files()]
+                candidate(facts), missing_cells(facts), compute_cost(facts), paper_comparison(facts),
+                protocol_study(facts), files()]
     return "\n".join(line for section in sections for line in section)

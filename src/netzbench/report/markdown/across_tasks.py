@@ -49,6 +49,13 @@ def _scope(facts: ReportFacts) -> list[str]:
                  "the paper's Figure 3, it covers only the models with a result on every task present"
                  + (f" ({', '.join(fr['models'])})." if fr["models"] else "."))
         L.append("")
+    ranked = [c for c in facts.collapsed if c["task"] in fr["tasks"] and c["model"] in fr["models"]]
+    if ranked:
+        L.append("**Collapsed cells are ranked at their constant predictor's score** (‡ in section 2): "
+                 + "; ".join(f"`{c['task']}` {c['model']}" for c in ranked) + ". A rank earned by predicting one "
+                 "class or one score says nothing about the architecture on that task; read the ranks with "
+                 "that in mind.")
+        L.append("")
     return L
 
 

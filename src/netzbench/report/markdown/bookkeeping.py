@@ -84,8 +84,8 @@ def compute_cost(facts: ReportFacts) -> list[str]:
 
 
 def files() -> list[str]:
-    """Section 12: what the report stage writes."""
-    return ["## 12. Files", "",
+    """Section 13: what the report stage writes, and the protocol study beside it."""
+    return ["## 13. Files", "",
             "- `reports/benchmark.json` — every history, seeds, options (re-analysis without training)",
             "- `reports/summary.csv`, `reports/summary.tex` — per-cell table (CSV, booktabs)",
             "- `reports/pairwise_t.csv`, `reports/pairwise_wilcoxon.csv`, `reports/pairwise.tex` — comparisons",
@@ -93,4 +93,6 @@ def files() -> list[str]:
             "epoch audit",
             "- `plots/critical_difference.png|svg`, `plots/mean_ranks.csv|png`, `plots/dashboard.png`, "
             "`plots/forest.png`, `plots/pairwise.png`, `plots/learning_curves.png` — figures",
-            "- `metrics/report.json` — headline numbers for `dvc metrics show` / `dvc exp show`", ""]
+            "- `metrics/report.json` — headline numbers for `dvc metrics show` / `dvc exp show`",
+            "- `reports/protocol_study.json`, `reports/strict/` — the protocol study and the strict protocol's "
+            "report (`netzbench protocols`)", ""]

@@ -10,11 +10,17 @@ from ..within_task import TEST_NAMES
 from .text import arrow, cell_text, interval_name, overlaps, table, winners
 
 
+BASELINE_NAMES = {"test_majority_acc": "majority class", "test_constant_auc": "constant score",
+                  "test_constant_mae": "training mean"}
+
+
 def results_per_task(facts: ReportFacts) -> list[str]:
-    """Section 2: mean ± CI per cell, best per row in bold, † where a CI overlaps the best one."""
+    """Section 2: mean ± CI per cell, best per row in bold, † where a CI overlaps the best one,
+    the constant predictor's score per task and ‡ on collapsed cells."""
     report, nested = facts.report, facts.nested
     ci_name = interval_name(report)
     models = report.models
+    collapsed = {(c["task"], c["model"]): c for c in facts.collapsed}
     L = [f"## 2. Results per task (mean ± {ci_name} CI half-width over seeds)", ""]
     rows = []
     for t in report.tasks:
@@ -29,15 +35,27 @@ def results_per_task(facts: ReportFacts) -> list[str]:
                 text = f"**{text}**"
             elif r is not None and r["n_seeds"] > 0 and any(overlaps(r, cells[w]) for w in win):
                 text += " †"
+            if (t, m) in collapsed:
+                text += " ‡"
             out.append(text)
+        base = facts.baselines.get(t)
+        base_text = f"{number(base['value'])} ({BASELINE_NAMES.get(base['name'], base['name'])})" if base else "n/a"
         rows.append([info.category or "", f"`{t}`", info.family or "", f"{metric_label(info.metric)} "
-                     f"{arrow(info.direction)}"] + out)
-    L += table(["category", "task", "kind", "metric"] + models, rows, "llll" + "r" * len(models))
+                     f"{arrow(info.direction)}", base_text] + out)
+    L += table(["category", "task", "kind", "metric", "constant predictor"] + models, rows,
+               "lllll" + "r" * len(models))
     L += ["", "**Bold**: best mean in the row. †: the cell's confidence interval overlaps the best cell's "
           "interval (a coarse indication that the two are not clearly separated at this number of seeds; the "
-          "paired tests below are the actual comparison). n/a (incompatible): the architecture does not serve "
-          "the task. Compare cells within a row only: metrics differ between rows.", "",
-          "Figures: `plots/dashboard.png` (one panel per research category, as the paper's Figure 2), "
+          "paired tests below are the actual comparison). ‡: **collapsed**, the model's test predictions were "
+          "one constant (a single class, or one score for every pair) at the reported epoch in most seeds, so "
+          "the cell measures the constant predictor, not the model. *Constant predictor*: what always "
+          "predicting the majority test class (accuracy), one score (ROC-AUC) or the training mean (MAE) "
+          "scores, averaged over the seeds' test sets. n/a (incompatible): the architecture does not serve the "
+          "task. Compare cells within a row only: metrics differ between rows.", ""]
+    if facts.collapsed:
+        L += ["Collapsed cells: " + "; ".join(f"`{c['task']}` {c['model']} ({c['n_constant']} of {c['n_seeds']} "
+                                             "seeds constant)" for c in facts.collapsed) + ".", ""]
+    L += ["Figures: `plots/dashboard.png` (one panel per research category, as the paper's Figure 2), "
           "`plots/forest.png` (per task, mean and CI per model), `plots/learning_curves.png` (mean ± t-CI per "
           "epoch; ▼ marks the selected epoch).", "",
           "![per-category dashboard](../plots/dashboard.png)", ""]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...protocol import resolve
 from ..facts import ReportFacts
 from ..within_task import TEST_NAMES
 from .text import interval_name, unavailable_reason
@@ -53,9 +54,21 @@ def protocol(facts: ReportFacts, params: dict) -> list[str]:
     L.append(f"- **Seeds**: S = {len(report.seeds)} ({', '.join(map(str, report.seeds))}); every (task, model, "
              "seed) trains independently, with its random number generators reset.")
     if train:
-        L.append(f"- **Training**: hidden channels {train.get('hidden_channels')}, full-batch Adam; "
-                 + "; ".join(f"{fam}: lr {train[fam]['lr']}, weight decay {train[fam].get('weight_decay', 0)}"
-                             for fam in ("node_cls", "graph_cls", "graph_reg", "link_pred") if fam in train) + ".")
+        L.append(f"- **Training**: hidden channels {train.get('hidden_channels')}, Adam, full batch for node- and "
+                 "link-level tasks, shuffled mini-batches of 32 (graph classification) and 64 (graph regression) "
+                 "graphs; " + "; ".join(f"{fam}: lr {train[fam]['lr']}, weight decay "
+                                        f"{train[fam].get('weight_decay', 0)}"
+                                        for fam in ("node_cls", "graph_cls", "graph_reg", "link_pred")
+                                        if fam in train) + ".")
+    if params.get("protocol"):
+        switches = resolve(params["protocol"], params.get("protocol_overrides"))
+        L.append(f"- **Protocol**: `{params['protocol']}`"
+                 + (" (the reference implementation the paper ran, as closely as the data allows)"
+                    if params["protocol"] == "paper" else " (held-out test sets, selection on validation only, "
+                                                           "fresh negatives, features from training edges)")
+                 + ("; overridden: " + ", ".join(f"`{k}: {v}`" for k, v in params["protocol_overrides"].items())
+                    if params.get("protocol_overrides") else "") + ". Switches: "
+                 + "; ".join(f"`{name}: {value}`" for name, value in switches.items()) + " (section 12).")
     if report.epoch_selection == "final":
         sel = "`final` — the held-out test metric at the last evaluated epoch (the paper's protocol)"
     else:

@@ -1,0 +1,114 @@
+"""How the run compares with the paper, and why where it does not: from measurements, not guesses.
+
+Three inputs besides the run, each optional:
+
+- the paper's Table 3 (:mod:`.paper`);
+- the reference implementation (``graphnetz`` 0.2.0, the code the paper ran)
+  run here on the same tasks and seeds, per cell the seed values of its
+  reported metric (``benchmarks/reference_cells.json``, written by
+  ``benchmarks/side_by_side.py``);
+- the protocol study (``reports/protocol_study.json``, written by
+  ``netzbench protocols``): each task under the paper protocol, the strict
+  protocol, and the paper protocol with one switch at a time set to its
+  strict value, as seed values per model.
+
+:func:`explain` names the cause of a cell that misses the paper's interval
+from what was measured: the reference implementation on this data misses it
+too (the data differ from the paper's); ours agrees with the reference here
+(the two use different random streams for the same seeds); or the protocol
+switches do not account for it (then the largest single-switch effect is
+given).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import stats
+from .paper import compare_with_paper
+
+STUDY_SCHEMA = "netzbench.protocol_study/1"
+REFERENCE_SCHEMA = "netzbench.reference_cells/1"
+
+
+def interval(values, ci: float = 0.95) -> dict:
+    """Mean, Student-t half-width, bounds and count of the finite ``values``."""
+    iv = stats.t_interval(np.asarray(values, dtype=float), ci=ci)
+    return {"mean": iv.mean, "h": iv.half_width, "lo": iv.lo, "hi": iv.hi, "n": iv.n}
+
+
+def _overlap(a: dict, b: dict) -> bool | None:
+    vals = (a["lo"], a["hi"], b["lo"], b["hi"])
+    if not all(math.isfinite(v) for v in vals):
+        return None
+    return a["lo"] <= b["hi"] and b["lo"] <= a["hi"]
+
+
+def comparison(summary_rows: list[dict], reference: dict | None, ci: float = 0.95) -> list[dict]:
+    """:func:`.paper.compare_with_paper` rows, each with ``reference`` (the reference implementation's
+    interval here, or None) and ``reference_overlap`` / ``ours_vs_reference`` (closed-interval overlaps)."""
+    rows = compare_with_paper(summary_rows)
+    cells = (reference or {}).get("cells", {})
+    for r in rows:
+        ref = cells.get(r["task"], {}).get(r["model"])
+        r["reference"] = interval(ref["values"], ci) if ref else None
+        paper = {"lo": r["paper_lo"], "hi": r["paper_hi"]}
+        ours = {"lo": r["ours_lo"], "hi": r["ours_hi"]}
+        r["reference_overlap"] = _overlap(r["reference"], paper) if r["reference"] else None
+        r["ours_vs_reference"] = _overlap(r["reference"], ours) if r["reference"] else None
+    return rows
+
+
+def study_effects(study: dict | None, final_metrics: dict, seeds: list[int]) -> dict:
+    """Per task of the protocol study: each variant's mean per model, its change against the paper
+    protocol, and the models' order under it. ``stale`` is set when the study's paper-protocol values
+    are not this run's (another run's study: rerun ``netzbench protocols``)."""
+    if not study or study.get("schema") != STUDY_SCHEMA or not study.get("tasks"):
+        return {"available": False, "stale": False, "tasks": {}}
+    out = {"available": True, "stale": list(study.get("seeds", [])) != list(seeds), "tasks": {}}
+    for task, entry in study["tasks"].items():
+        paper = entry["variants"].get("paper", {})
+        ours = final_metrics.get(task, {})
+        for model, values in paper.items():
+            if model in ours and not np.allclose(np.asarray(values, float), ours[model], equal_nan=True):
+                out["stale"] = True
+        higher = entry.get("direction", "higher") == "higher"
+        variants = {}
+        for name, by_model in entry["variants"].items():
+            means = {m: float(np.nanmean(np.asarray(v, float))) if np.isfinite(np.asarray(v, float)).any()
+                     else math.nan for m, v in by_model.items()}
+            order = sorted((m for m in means if math.isfinite(means[m])), key=lambda m: -means[m] if higher
+                           else means[m])
+            variants[name] = {"means": means, "order": order,
+                              "delta": {m: means[m] - np.nanmean(np.asarray(paper[m], float))
+                                        for m in means if m in paper and np.isfinite(np.asarray(paper[m], float)).any()}}
+        out["tasks"][task] = {"switches": entry.get("switches", []), "variants": variants,
+                              "metric": entry.get("metric"), "direction": entry.get("direction")}
+    return out
+
+
+def explain(row: dict, effects: dict) -> str:
+    """The measured cause of a cell whose interval misses the paper's (``row``: a :func:`comparison` row)."""
+    ref = row.get("reference")
+    if ref is not None and row["reference_overlap"] is False:
+        return (f"the data: the reference implementation run on this data gives {ref['mean']:.3f} ± {ref['h']:.3f}, "
+                "outside the paper's interval as well, so the dataset here is not the one the paper used")
+    if ref is not None and row["ours_vs_reference"]:
+        return (f"random streams: ours overlaps the reference implementation run here ({ref['mean']:.3f} ± "
+                f"{ref['h']:.3f}), which overlaps the paper; the two draw different initialisations, splits and "
+                "negatives for the same seeds")
+    task = effects.get("tasks", {}).get(row["task"])
+    moves = []
+    if task:
+        for name, variant in task["variants"].items():
+            d = variant["delta"].get(row["model"])
+            if name not in ("paper", "strict") and d is not None and math.isfinite(d):
+                moves.append((abs(d), name, d))
+    where = f"the reference run here gives {ref['mean']:.3f} ± {ref['h']:.3f}; " if ref is not None else ""
+    if moves:
+        _, name, d = max(moves)
+        return (f"not a protocol switch: {where}the largest single-switch effect measured on this cell is "
+                f"{name} ({d:+.3f})")
+    return f"not explained by a measurement: {where}no protocol study covers this task"

@@ -1,0 +1,139 @@
+"""The protocol study: the strict protocol, and the paper protocol with one switch at a time set strict.
+
+``netzbench protocols`` trains, for every task and roster model of
+``params.yaml`` and the same seeds, each variant through the pipeline's
+plan -> executor -> run record path and per-seed cache (cells the variants
+share, like the paper protocol's own or a node-classification task's, are
+trained once), then writes:
+
+- ``reports/protocol_study.json``: per task, the switches that can move it
+  and every variant's seed values per model (read by the report stage:
+  REPORT.md section 12, and the measured causes of section 11);
+- ``reports/strict/``: the strict protocol's full report (``REPORT.md``,
+  ``benchmark.json``, tables and ``plots/``), written by the report stage's
+  own writer.
+
+A switch that cannot move a task is not run on it: the graph-level switches
+on link tasks, ``structural_features`` on graphs that have node features,
+``synthetic_graphs`` on real data.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from .catalog.data import fetch_task
+from .catalog.table import get_dataset, get_task
+from .graphs.layout import read_meta
+from .params import merge
+from .paths import cache_root
+from .protocol import BY_NAME, for_task, resolve
+from .records import write_json_atomic
+from .report import BenchmarkReport
+from .report.reproduction import STUDY_SCHEMA
+from .report.runs import report_from_records
+from .report.stage import write_outputs
+from .run.execute import run_plans
+from .run.plan import plan_cell
+
+STUDY_FILE = Path("reports/protocol_study.json")
+STRICT_DIR = Path("reports/strict")
+
+
+def task_switches(task_id: str, meta: dict) -> list[str]:
+    """The switches that can move ``task_id`` (given its fetched ``meta``)."""
+    names = list(for_task(resolve("paper"), meta["family"], relational=meta.get("split") == "relational_canonical"))
+    has_features = bool(meta.get("synthetic") or (meta.get("counts") or {}).get("num_features"))
+    if has_features and "structural_features" in names:
+        names.remove("structural_features")
+    if get_dataset(get_task(task_id).dataset).reference_params:
+        names.append("synthetic_graphs")
+    return names
+
+
+def variants(switches: list[str]) -> dict[str, tuple[str, dict]]:
+    """Variant name -> (protocol, overrides): the paper protocol, the strict one, one switch each."""
+    out = {"paper": ("paper", {}), "strict": ("strict", {})}
+    for name in switches:
+        out[f"{name}={BY_NAME[name].strict}"] = ("paper", {name: BY_NAME[name].strict})
+    return out
+
+
+def _data_dir(task_id: str, variant_params: dict, params: dict, data_root: Path, echo) -> Path:
+    """The main ``data/<task>`` unless the variant generates other instances (``synthetic_graphs``)."""
+    graphs = resolve(variant_params["protocol"], variant_params["protocol_overrides"])["synthetic_graphs"]
+    if graphs == resolve(params["protocol"], params["protocol_overrides"])["synthetic_graphs"]:
+        return data_root / task_id
+    root = cache_root() / "study-data" / graphs
+    if not (root / task_id / "meta.json").is_file():
+        fetch_task(task_id, variant_params, root, echo=echo)
+    return root / task_id
+
+
+def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Path = ".", echo=print,
+              progress: bool = True) -> dict:
+    """Train every variant's cells, write the study JSON and the strict report; return the study."""
+    data_root, out_dir = Path(data_root), Path(out_dir)
+    plans, where = [], []
+    study = {"schema": STUDY_SCHEMA, "seeds": list(params["seeds"]), "models": list(params["models"]),
+             "base": {"protocol": params["protocol"], "protocol_overrides": params["protocol_overrides"]},
+             "tasks": {}}
+    strict_params = merge(params, {"protocol": "strict", "protocol_overrides": {}})
+    for task_id in params["tasks"]:
+        if not (data_root / task_id / "meta.json").is_file():
+            fetch_task(task_id, params, data_root, echo=echo)
+        meta = read_meta(data_root / task_id)
+        if meta.get("status") != "ok":
+            continue
+        switches = task_switches(task_id, meta)
+        study["tasks"][task_id] = {"switches": switches, "variants": {}}
+        for name, (protocol, overrides) in variants(switches).items():
+            variant_params = merge(params, {"protocol": protocol, "protocol_overrides": overrides})
+            variant_params["protocol_overrides"] = dict(overrides)  # merge keeps params' own overrides otherwise
+            task_dir = _data_dir(task_id, variant_params, params, data_root, echo)
+            for model in params["models"]:
+                plan = plan_cell(task_id, model, variant_params, task_dir=task_dir, echo=lambda _m: None)
+                if plan.outcome is None:
+                    plans.append(plan)
+                    where.append((task_id, name, model))
+    echo(f"protocol study: {len(plans)} cells, {sum(len(p.jobs) for p in plans)} seed run(s) not cached")
+    run_plans(plans, params, echo=echo, progress=progress, desc="protocols")
+    records: dict[str, dict[str, dict[str, dict]]] = {}
+    for plan, (task_id, name, model) in zip(plans, where):
+        records.setdefault(name, {}).setdefault(task_id, {})[model] = plan.finish()
+    seeds = study["seeds"]
+    for name, by_task in records.items():
+        report = report_from_records(BenchmarkReport, by_task, seeds)
+        for task_id, values in report.final_metrics().items():
+            entry = study["tasks"][task_id]
+            entry.setdefault("metric", report.task_info[task_id].metric)
+            entry.setdefault("direction", report.task_info[task_id].direction)
+            entry["variants"][name] = {m: [float(v) for v in vals] for m, vals in values.items()}
+    write_json_atomic(out_dir / STUDY_FILE, study, indent=1)
+    strict = {t: records["strict"].get(t, {}) for t in params["tasks"] if t in records.get("strict", {})}
+    _write_strict_report(strict, strict_params, out_dir / STRICT_DIR, echo)
+    echo(f"protocol study: {out_dir / STUDY_FILE}, strict report in {out_dir / STRICT_DIR}/")
+    return study
+
+
+def _write_strict_report(records: dict, params: dict, target: Path, echo) -> None:
+    """The report stage's outputs for the strict protocol's records, gathered under ``target``."""
+    rep = params["report"]
+    options = {k: rep[k] for k in ("ci_method", "bootstrap_n", "pairwise_method", "epoch_selection", "alpha", "ci")}
+    options["equivalence_margin"] = rep.get("equivalence_margin")
+    if rep.get("rank_tasks") is not None:
+        options["rank_tasks"] = [t for t in rep["rank_tasks"] if t in records]
+    config = {"tasks": list(records), "models": list(params["models"]), "protocol": "strict",
+              "protocol_overrides": {}, "train": params["train"], "report": rep}
+    report = report_from_records(BenchmarkReport, records, list(params["seeds"]), config=config, **options)
+    with tempfile.TemporaryDirectory(prefix="netzbench-strict-") as tmp:
+        write_outputs(report, params, None, echo=echo, out_dir=tmp)
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(Path(tmp) / "reports", target)
+        shutil.copytree(Path(tmp) / "plots", target / "plots")
+        shutil.copy2(Path(tmp) / "metrics" / "report.json", target / "report.json")
+    text = (target / "REPORT.md").read_text(encoding="utf-8").replace("](../plots/", "](plots/")
+    (target / "REPORT.md").write_text(text, encoding="utf-8")

@@ -1,0 +1,116 @@
+"""The optimisation loop every family shares, and the model inputs it feeds.
+
+One epoch is one pass over the family's batches (full batch for node- and
+link-level tasks: one optimiser step; shuffled mini-batches of graphs for
+graph-level tasks); at every evaluated epoch the loop records ``train_loss``
+(the mean over the epoch's batches, weighted by batch size) and the family's
+validation and held-out series (``<split>_<metric>``), under
+``torch.inference_mode``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+import numpy as np
+import torch
+
+from ..graphs.features import structural_features
+
+warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
+warnings.filterwarnings("ignore", message="Sparse invariant checks are implicitly disabled")
+
+
+@dataclass(frozen=True)
+class Hyper:
+    hidden_channels: int
+    lr: float
+    weight_decay: float
+    epochs: int
+    eval_every: int = 1
+
+
+@dataclass
+class FitResult:
+    history: dict[str, list[float]]
+    epochs: list[int]
+    num_params: int
+    baseline: dict[str, float] = field(default_factory=dict)  # what a constant predictor scores on the test set
+
+
+def fit(model: torch.nn.Module, hp: Hyper, step: Callable[[object], torch.Tensor],
+        evaluate: Callable[[], dict[str, float]], on_epoch: Callable[[int], None] | None = None,
+        batches: Callable[[], Iterable[tuple[object, int]]] = lambda: [(None, 1)]) -> FitResult:
+    """Adam over ``hp.epochs`` epochs; ``step(batch)`` returns a batch's loss, ``batches()`` yields
+    ``(batch, size)`` for one epoch (default: one full batch)."""
+    opt = torch.optim.Adam(model.parameters(), lr=hp.lr, weight_decay=hp.weight_decay)
+    history: dict[str, list[float]] = {}
+    evaluated: list[int] = []
+    for epoch in range(1, hp.epochs + 1):
+        model.train()
+        total, count = 0.0, 0
+        for batch, size in batches():
+            opt.zero_grad(set_to_none=True)
+            loss = step(batch)
+            loss.backward()
+            opt.step()
+            total += float(loss.detach()) * size
+            count += size
+        if epoch % hp.eval_every == 0 or epoch == hp.epochs:
+            model.eval()
+            with torch.inference_mode():
+                row = {"train_loss": total / count}
+                row.update(evaluate())
+            for key, value in row.items():
+                history.setdefault(key, []).append(float(value))
+            evaluated.append(epoch)
+        if on_epoch is not None:
+            on_epoch(epoch)
+    num_params = sum(p.numel() for p in model.parameters())
+    return FitResult(history, evaluated, num_params)
+
+
+def num_nodes(arrays: dict) -> int:
+    return int(np.asarray(arrays["num_nodes"]).reshape(-1)[0])
+
+
+def features(arrays: dict) -> torch.Tensor:
+    """The node features: the dataset's ``x``, else structural features of its edges."""
+    if "x" in arrays:
+        return torch.as_tensor(arrays["x"], dtype=torch.float32)
+    n = int(arrays["node_ptr"][-1]) if "node_ptr" in arrays else num_nodes(arrays)
+    return torch.as_tensor(structural_features(n, arrays["edge_index"]))
+
+
+#: inputs sparser than this (and at least this wide) are given as CSR to encoders that accept it
+SPARSE_DENSITY, SPARSE_MIN_DIM = 0.1, 64
+
+
+def maybe_sparse(model: torch.nn.Module, x: torch.Tensor) -> torch.Tensor:
+    """``x`` as a sparse CSR tensor when it is sparse bag-of-words-like and the encoder
+    accepts it: the same computation, far fewer flops in the first layer."""
+    encoder = getattr(model, "encoder", None)
+    if not getattr(encoder, "sparse_input", False) or x.dim() != 2 or x.shape[1] < SPARSE_MIN_DIM:
+        return x
+    if (x != 0).float().mean().item() >= SPARSE_DENSITY:
+        return x
+    return x.to_sparse_csr()
+
+
+def maybe_adjacency(model: torch.nn.Module, edge_index: torch.Tensor, num_nodes: int):
+    """The transposed CSR adjacency (rows = targets) for encoders that aggregate by spmm,
+    else ``edge_index`` unchanged. Only for a fixed simple graph (node classification, link prediction)."""
+    if not getattr(getattr(model, "encoder", None), "sparse_adjacency", False):
+        return edge_index
+    from torch_geometric.utils import to_torch_csr_tensor
+
+    return to_torch_csr_tensor(edge_index.flip(0), size=(num_nodes, num_nodes))
+
+
+def is_constant(values: torch.Tensor) -> float:
+    """1.0 when every prediction (row) is the same -- a collapsed predictor -- else 0.0; NaN for none."""
+    if values.numel() == 0:
+        return float("nan")
+    return float(bool((values == values[:1]).all()))

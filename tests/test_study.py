@@ -1,0 +1,61 @@
+"""`netzbench protocols`: the strict protocol and one-switch ablations through the same path and cache."""
+
+import json
+
+from click.testing import CliRunner
+
+from netzbench.catalog.data import fetch_task
+from netzbench.study import run_study, task_switches, variants
+
+from helpers import make_params
+
+
+def test_study_trains_each_variant_once_and_writes_the_strict_report(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    params = make_params(tasks=["karate", "random_tsp"], models=["GCN", "GIN"], seeds=[0, 1], protocol="paper",
+                         train={"epochs": {"karate": 2, "random_tsp": 2}})
+    for task in params["tasks"]:
+        fetch_task(task, params, "data", echo=lambda m: None)
+    said = []
+    study = run_study(params, echo=said.append, progress=False)
+    tsp = study["tasks"]["random_tsp"]
+    assert tsp["switches"] == ["link_split", "link_negatives", "synthetic_graphs"]  # random_tsp has coordinates
+    assert set(tsp["variants"]) == {"paper", "strict", "link_split=10_10", "link_negatives=fresh",
+                                    "synthetic_graphs=netzbench"}
+    assert set(tsp["variants"]["paper"]) == {"GCN"}  # GIN cannot serve link prediction: no cell
+    assert tsp["variants"]["paper"]["GCN"] != tsp["variants"]["strict"]["GCN"]
+    karate = study["tasks"]["karate"]
+    assert karate["switches"] == [] and karate["variants"]["paper"] == karate["variants"]["strict"]
+    # karate's strict cell is the paper one (same keys): trained once, 5 tsp variants + 1 karate cell
+    assert "14 seed run(s) not cached" in said[0] and any("12 run(s) to train" in m for m in said)
+    on_disk = json.loads((tmp_path / "reports/protocol_study.json").read_text())
+    assert on_disk["tasks"]["random_tsp"]["variants"]["strict"] == tsp["variants"]["strict"]
+    md = (tmp_path / "reports/strict/REPORT.md").read_text()
+    assert "- **Protocol**: `strict`" in md and "](plots/dashboard.png)" in md and "../plots" not in md
+    for rel in ("benchmark.json", "summary.csv", "report.json", "plots/critical_difference.png"):
+        assert (tmp_path / "reports/strict" / rel).is_file(), rel
+    again = []
+    run_study(params, echo=again.append, progress=False)
+    assert "0 seed run(s) not cached" in again[0]
+
+
+def test_switches_per_task(tmp_path):
+    params = make_params(tasks=["karate"], protocol="paper")
+    meta = fetch_task("karate", params, tmp_path, echo=lambda m: None)
+    assert task_switches("karate", meta) == []
+    featureless = {"family": "link_pred", "split": "random_edge_80_10_10", "counts": {"num_nodes": 5}}
+    assert task_switches("euroroad", featureless) == ["link_split", "link_negatives", "structural_features"]
+    relational = {"family": "link_pred", "split": "relational_canonical", "counts": {}}
+    assert set(task_switches("fb15k_237", relational)) == {
+        "structural_features", "relational_message_passing", "relational_negatives", "relational_eval",
+        "relation_init"}
+    assert list(variants(["link_split"])) == ["paper", "strict", "link_split=10_10"]
+
+
+def test_cli_protocols_checks_params_first(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "params.yaml").write_text("tasks: [karate]\nmodels: [NoSuchModel]\ntrain: {epochs: {karate: 1}}\n")
+    from netzbench.cli import main
+
+    out = CliRunner().invoke(main, ["protocols"])
+    assert out.exit_code == 2 and "NoSuchModel" in out.output
