@@ -158,10 +158,47 @@ def test_api_and_cli_give_the_same_histories(tmp_path, monkeypatch):
 def test_api_validates_like_the_pipeline(tmp_path):
     from netzbench.errors import ParamsError
 
-    for bad in ({"epochs": 0}, {"epochs": -3}, {"hidden_channels": 0}, {"lr": {"node_cls": (0.0, 0.0)}}):
-        with pytest.raises(ParamsError):
+    for bad, arg in (({"epochs": 0}, "epochs"), ({"epochs": -3}, "epochs"), ({"hidden_channels": 0}, "hidden_channels"),
+                     ({"lr": {"node_cls": (0.0, 0.0)}}, "lr"), ({"threads": 0}, "threads"), ({"seeds": []}, "seeds")):
+        with pytest.raises(ParamsError, match=f"run_benchmark argument `{arg}`"):
+            run_benchmark(models={"GCN": "GCN"}, tasks=[_karate_task()], data_root=tmp_path,
+                          progress=False, **{"seeds": [0], **bad})
+    for bad in ({"lr": 0}, {"lr": {"node_classification": (0.1, 0.0)}}, {"lr": {"node_cls": 0.1}}):
+        with pytest.raises(ValueError, match="run_benchmark: `lr"):
             run_benchmark(models={"GCN": "GCN"}, tasks=[_karate_task()], seeds=[0], data_root=tmp_path,
                           progress=False, **bad)
+
+
+class NaNOutputs(torch.nn.Module):
+    """A node encoder whose outputs are NaN: every score computed from them is meaningless."""
+
+    task_types = {"node_cls", "link_pred"}
+    node_encoder = True
+
+    def __init__(self, i, h, o):
+        super().__init__()
+        self.lin = torch.nn.Linear(i, o)
+
+    def forward(self, x, edge_index):
+        return self.lin(x) * torch.tensor(float("nan"))
+
+
+def test_nan_outputs_fail_every_seed_instead_of_scoring(tmp_path):
+    rep = run_benchmark(models={"NaN": NaNOutputs, "GCN": "GCN"}, tasks=[_karate_task(), "random_tsp"], seeds=[0, 1],
+                        epochs=3, data_root=tmp_path, progress=False)
+    for task in ("karate_custom", "random_tsp"):
+        cell = rep.cells[task]["NaN"]
+        assert cell["status"] == "failed", cell["status"]
+        assert all(s["error"].startswith("diverged at epoch 1: train_loss is nan") for s in cell["seeds"].values())
+        assert rep.histories[task]["NaN"] == [None, None]  # nothing to rank
+        assert rep.cells[task]["GCN"]["status"] == "ok"
+
+
+def test_a_diverging_learning_rate_fails_the_seed(tmp_path):
+    rep = run_benchmark(models={"GCN": "GCN"}, tasks=["random_tsp"], seeds=[0], epochs=20, lr={"link_pred": (1e8, 0.0)},
+                        data_root=tmp_path, progress=False)
+    seed = rep.cells["random_tsp"]["GCN"]["seeds"]["0"]
+    assert seed["status"] == "failed" and seed["error"].startswith("diverged at epoch ")
 
 
 def test_api_reuses_cached_seeds_of_models_named_by_reference(tmp_path):

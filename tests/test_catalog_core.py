@@ -240,3 +240,46 @@ def test_archive_source_with_a_file_published_on_its_own(tmp_path):
     bundle = obtain_raw(ds, None, tmp_path / "dl")
     assert (bundle.raw_dir / "a.txt").read_bytes() == b"alpha"
     assert (bundle.raw_dir / "b.index").read_bytes() == b"1\n2\n"
+
+
+def test_a_change_of_source_alone_changes_nothing(tmp_path, mirror, monkeypatch):
+    """A mirror that lacks a dataset (or no network) never deletes or degrades verified data: the
+    verified raw files in the download cache are used, and without them the earlier data/<task>/ stays."""
+    fetch("cora", tmp_path)
+    graph = (tmp_path / "data" / "cora" / "graph.npz").read_bytes()
+    meta = (tmp_path / "data" / "cora" / "meta.json").read_bytes()
+    empty = tmp_path / "empty-mirror"
+    empty.mkdir()
+    monkeypatch.setenv("NETZBENCH_MIRROR", str(empty))
+    again = catdata.fetch_task("cora", make_params(), tmp_path / "data", echo=lambda m: None)
+    assert again["status"] == "ok"
+    assert (tmp_path / "data" / "cora" / "graph.npz").read_bytes() == graph
+    assert (tmp_path / "data" / "cora" / "meta.json").read_bytes() == meta
+    # a fresh data folder is rebuilt from the verified download cache, byte for byte
+    fresh = catdata.fetch_task("cora", make_params(), tmp_path / "data2", echo=lambda m: None)
+    assert fresh["status"] == "ok" and (tmp_path / "data2" / "cora" / "graph.npz").read_bytes() == graph
+    assert "cache (verified; no source reachable)" in (Path(cache_root()) / "logs" / "fetch.jsonl").read_text()
+    # no download cache either: the earlier data/<task>/ is kept as it is, said loudly
+    import shutil
+
+    shutil.rmtree(Path(cache_root()) / "downloads" / "cora")
+    said = []
+    kept = catdata.fetch_task("cora", make_params(), tmp_path / "data", echo=said.append)
+    assert kept["status"] == "ok" and (tmp_path / "data" / "cora" / "graph.npz").read_bytes() == graph
+    assert any("kept the verified" in m for m in said)
+    # and only with no verified copy anywhere is the task unavailable
+    gone = catdata.fetch_task("cora", make_params(), tmp_path / "data3", echo=lambda m: None)
+    assert gone["status"] == "unavailable"
+
+
+def test_unverifiable_cached_files_are_not_trusted_as_a_fallback(tmp_path, monkeypatch):
+    """A cached raw file without a catalogue hash counts as verified only with the hash recorded when it
+    arrived from a source; a tampered one is not used."""
+    ds, mirror = _fake_dataset(monkeypatch, tmp_path, sha=None)
+    first = obtain_raw(ds, mirror, tmp_path / "dl")
+    assert first.origin.startswith("mirror:")
+    (mirror / "fake" / "edges.txt").unlink()
+    assert obtain_raw(ds, mirror, tmp_path / "dl").origin == "cache (verified; no source reachable)"
+    (tmp_path / "dl" / "fake" / "raw" / "edges.txt").write_bytes(b"tampered")
+    with pytest.raises(DatasetUnavailable):
+        obtain_raw(ds, mirror, tmp_path / "dl")

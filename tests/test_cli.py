@@ -1,6 +1,7 @@
 """The CLI: --help everywhere, clear errors before training, task listing."""
 
 import json
+import re
 
 import pytest
 import yaml
@@ -47,6 +48,26 @@ def test_malformed_params_are_reported(project):
                                                          "train": {"epochs": {"karate": 2}}}))
     result = CliRunner().invoke(main, ["train", "karate", "GCN"])
     assert result.exit_code == 2 and "`seeds` must be a non-empty list" in result.output
+
+
+@pytest.mark.parametrize("patch, message", [
+    ({"models": ["GCN", "GATT"]}, "unknown model 'GATT' (did you mean 'GAT'?)"),
+    ({"model": "GraphSAG"}, "unknown model 'GraphSAG' (did you mean 'GraphSAGE'?)"),
+    ({"tasks": ["karate", "corra"], "train": {"epochs": {"karate": 2, "corra": 2}}}, "unknown task 'corra'"),
+    ({"model": "nopkg.mod:X"}, "cannot (find|import) module 'nopkg.mod'"),
+    ({"train": {"epochs": {"karate": 2}, "model_config": {"GAT": {"heads": 2}}}},
+     "`train.model_config.GAT` is not a model of `models` or `model`"),
+    ({"train": {"epochs": {"karate": 2, "karatee": 3}}}, "`train.epochs.karatee` is not a task of the catalogue"),
+])
+@pytest.mark.parametrize("stage", [["fetch", "karate"], ["train", "karate", "GCN"], ["candidate", "karate"]])
+def test_every_stage_checks_every_name_in_params(project, patch, message, stage):
+    """A bad name anywhere in params.yaml stops the first stage that runs, whichever cell it is for."""
+    params = {"tasks": ["karate"], "models": ["GCN"], "seeds": [0], "train": {"epochs": {"karate": 2}}, **patch}
+    (project / "params.yaml").write_text(yaml.safe_dump(params))
+    result = CliRunner().invoke(main, stage)
+    assert result.exit_code == 2, result.output
+    assert re.search(message.replace("(did", r"\(did").replace("?)", r"\?\)"), result.output), result.output
+    assert not (project / "data").exists() and not (project / "metrics").exists()
 
 
 def test_candidate_placeholders(project):

@@ -99,3 +99,113 @@ def test_custom_id_cannot_shadow_the_catalogue(tmp_path):
                                     "custom_tasks": {"cora": {"loader": "a:b", "family": "node_cls", "epochs": 3}}}))
     with pytest.raises(ParamsError, match="collides with a catalogue task"):
         load_config(path)
+
+
+BAD_LOADERS = textwrap.dedent("""
+    import torch
+    from torch_geometric.data import Data
+
+    def _ring(n=40):
+        src = torch.arange(n)
+        return torch.stack([torch.cat([src, (src + 1) % n]), torch.cat([(src + 1) % n, src])])
+
+    def one_class(root):
+        return Data(x=torch.ones(40, 2), edge_index=_ring(), y=torch.zeros(40, dtype=torch.long), num_nodes=40)
+
+    def string_labels(root):
+        y = ["red" if i % 2 else "blue" for i in range(40)]
+        return Data(x=torch.ones(40, 2), edge_index=_ring(), y=y, num_nodes=40)
+
+    def edge_out_of_range(root):
+        ei = _ring()
+        ei[0, 3] = 40
+        return Data(x=torch.ones(40, 2), edge_index=ei, y=torch.arange(40) % 2, num_nodes=40)
+
+    def empty_test_mask(root):
+        test = torch.zeros(40, dtype=torch.bool)
+        return Data(x=torch.ones(40, 2), edge_index=_ring(), y=torch.arange(40) % 2, num_nodes=40,
+                    train_mask=torch.arange(40) < 20, val_mask=torch.arange(40) >= 20, test_mask=test)
+
+    def one_class_in_training(root):
+        y = torch.arange(40) % 2
+        return Data(x=torch.ones(40, 2), edge_index=_ring(), y=y, num_nodes=40,
+                    train_mask=y == 0, val_mask=y == 1, test_mask=y == 1)
+
+    def signed_graph_labels(root):
+        graphs = []
+        for i in range(20):
+            graphs.append(Data(x=torch.ones(5, 1) * (i % 2), edge_index=_ring(5), y=torch.tensor([1 if i % 2 else -1])))
+        return graphs
+""")
+
+
+@pytest.mark.parametrize("loader, family, message", [
+    ("one_class", "node_cls", "the node labels hold 1 class ([0])"),
+    ("edge_out_of_range", "node_cls", "edge_index holds node index 40, outside [0, 40)"),
+    ("empty_test_mask", "node_cls", "the test mask selects no node"),
+    ("one_class_in_training", "node_cls", "the training nodes hold one class only ([0])"),
+])
+def test_fetch_refuses_a_dataset_that_cannot_give_an_honest_number(tmp_path, monkeypatch, loader, family, message):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    write_package(tmp_path, "baddata", {"loaders": BAD_LOADERS})
+    params = {"tasks": ["bad"], "models": ["GCN"], "seeds": [0], "train": {"epochs": {"bad": 2}},
+              "custom_tasks": {"bad": {"loader": f"baddata.loaders:{loader}", "family": family, "epochs": 2}}}
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+    try:
+        out = CliRunner().invoke(main, ["fetch", "bad"])
+        assert out.exit_code == 2, out.output
+        assert f"custom task 'bad' ({family}): {message}" in out.output
+        assert "Traceback" not in out.output and not (tmp_path / "data/bad").exists()
+    finally:
+        TASKS.pop("bad", None)
+        DATASETS.pop("bad", None)
+        custom._REGISTERED.pop("bad", None)
+
+
+@pytest.mark.parametrize("loader, family, mapping", [
+    ("string_labels", "node_cls", {"0": "blue", "1": "red"}),
+    ("signed_graph_labels", "graph_cls", {"0": -1, "1": 1}),
+])
+def test_labels_that_are_not_0_to_c_are_mapped_and_the_mapping_recorded(tmp_path, monkeypatch, loader, family,
+                                                                         mapping):
+    import numpy as np
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    write_package(tmp_path, "mapdata", {"loaders": BAD_LOADERS})
+    params = {"tasks": ["mapped"], "models": ["GCN"], "seeds": [0, 1], "train": {"epochs": {"mapped": 3}},
+              "custom_tasks": {"mapped": {"loader": f"mapdata.loaders:{loader}", "family": family, "epochs": 3}},
+              "exec": {"workers": 1}}
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+    try:
+        out = CliRunner().invoke(main, ["fetch", "mapped"])
+        assert out.exit_code == 0, out.output
+        meta = json.loads((tmp_path / "data/mapped/meta.json").read_text())
+        assert meta["label_mapping"] == mapping and meta["counts"]["num_classes"] == 2
+        with np.load(tmp_path / "data/mapped/graph.npz") as npz:
+            assert sorted(np.unique(npz["y"]).tolist()) == [0, 1]
+        out = CliRunner().invoke(main, ["train", "mapped", "GCN"])
+        assert out.exit_code == 0, out.output
+        rec = json.loads((tmp_path / "metrics/runs/mapped/GCN.json").read_text())
+        assert rec["status"] == "ok", rec
+    finally:
+        TASKS.pop("mapped", None)
+        DATASETS.pop("mapped", None)
+        custom._REGISTERED.pop("mapped", None)
+
+
+def test_the_python_api_checks_a_loader_task_the_same_way(tmp_path):
+    import torch
+    from torch_geometric.data import Data
+
+    from netzbench import run_benchmark, task_from_dataset
+    from netzbench.catalog.checks import DatasetError
+
+    n = 30
+    src = torch.arange(n)
+    ei = torch.stack([src, (src + 1) % n])
+    data = Data(x=torch.ones(n, 2), edge_index=ei, y=torch.zeros(n, dtype=torch.long), num_nodes=n)
+    with pytest.raises(DatasetError, match="custom task 'flat' \\(node_cls\\): the node labels hold 1 class"):
+        run_benchmark(models={"GCN": "GCN"}, tasks=[task_from_dataset("flat", "node_cls", data, epochs=2)], seeds=[0],
+                      data_root=tmp_path, progress=False)

@@ -36,7 +36,7 @@ def test_repository_params_are_valid():
     ({"report": {"ci_method": "bayes"}}, "['t', 'bootstrap']"),
     ({"data": {"on_missing": "ignore"}}, "['skip', 'fail']"),
     ({"exec": {"workers": 0}}, "exec.workers"),
-    ({"bogus": 1}, "unknown top-level keys ['bogus']"),
+    ({"bogus": 1}, "unknown key `bogus`"),
 ])
 def test_malformed_values_are_rejected_with_the_key(tmp_path, patch, message):
     data = {**BASE, **patch}
@@ -53,3 +53,29 @@ def test_model_args_null_means_no_args(tmp_path):
 def test_missing_file_is_a_clear_error(tmp_path):
     with pytest.raises(ParamsError, match="not found"):
         load_params(tmp_path / "nope.yaml")
+
+
+@pytest.mark.parametrize("patch, message", [
+    ({"train": {"epochs": {"cora": 5}, "hiden_channels": 32}},
+     "unknown key `train.hiden_channels` (did you mean 'hidden_channels'?)"),
+    ({"exec": {"timeout": 10}}, "unknown key `exec.timeout` (did you mean 'timeout_s'?)"),
+    ({"train": {"epochs": {"cora": 5}, "node_cls": {"learning_rate": 0.1}}},
+     "unknown key `train.node_cls.learning_rate`"),
+    ({"report": {"alfa": 0.1}}, "unknown key `report.alfa` (did you mean 'alpha'?)"),
+    ({"search": {"methd": "grid"}}, "unknown key `search.methd` (did you mean 'method'?)"),
+    ({"sedes": [0]}, "unknown key `sedes` (did you mean 'seeds'?)"),
+])
+def test_misspelt_keys_stop_with_the_key_and_the_closest_name(tmp_path, patch, message):
+    with pytest.raises(ParamsError) as err:
+        load_params(write(tmp_path, {**BASE, **patch}))
+    assert message in str(err.value)
+
+
+def test_keys_chosen_by_the_user_are_not_option_names(tmp_path):
+    """Mappings keyed by tasks, models or search dimensions accept any name here (the names are
+    checked against the catalogue and registry by netzbench.config)."""
+    p = load_params(write(tmp_path, {**BASE, "model": "GAT", "model_args": {"heads": 2},
+                                     "train": {"epochs": {"cora": 5, "karate": 3},
+                                               "model_config": {"GCN": {"dropout": 0.1}}},
+                                     "report": {"weights": {"cora": 1.0}}}))
+    assert p["train"]["model_config"] == {"GCN": {"dropout": 0.1}} and p["model_args"] == {"heads": 2}

@@ -157,6 +157,41 @@ def _task_dir(task: Task, seeds: list[int], data_root: Path, params: dict) -> Pa
     return out
 
 
+#: params.yaml keys -> the run_benchmark argument that sets them (for error messages)
+_ARGUMENTS = {"train.epochs": "epochs", "train.hidden_channels": "hidden_channels", "seeds": "seeds",
+              "exec.threads": "threads", "exec.workers": "workers", "exec.executor": "executor",
+              "search": "search", "protocol": "protocol", "train.": "lr"}
+
+
+def _optimisers(lr) -> dict:
+    """``lr`` (family -> ``(lr, weight_decay)``) as ``params.yaml``'s ``train.<family>`` blocks."""
+    if lr is None:
+        return {}
+    if not isinstance(lr, dict):
+        raise ValueError(f"run_benchmark: `lr` must map a family ({sorted(TASK_TYPES)}) to (lr, weight_decay), "
+                         f"got {lr!r}")
+    out = {}
+    for family, value in lr.items():
+        if family not in TASK_TYPES:
+            raise ValueError(f"run_benchmark: `lr` names an unknown family {family!r}; families: {sorted(TASK_TYPES)}")
+        if not isinstance(value, (tuple, list)) or len(value) != 2:
+            raise ValueError(f"run_benchmark: `lr[{family!r}]` must be a pair (lr, weight_decay), got {value!r}")
+        out[family] = {"lr": value[0], "weight_decay": value[1]}
+    return out
+
+
+def _validated(params: dict) -> dict:
+    """``params`` through the same validator as ``params.yaml``; errors name the argument."""
+    from .params import ParamsError, validate
+
+    try:
+        return validate(params)
+    except ParamsError as exc:
+        msg = str(exc).removeprefix("params.yaml: ")
+        arg = next((a for key, a in _ARGUMENTS.items() if f"`{key}" in msg), None)
+        raise ParamsError(f"run_benchmark{f' argument `{arg}`' if arg else ''}: {msg}") from None
+
+
 def run_benchmark(category: str | None = None, models: dict | None = None, seeds: Iterable[int] = range(10),
                   tasks: Iterable[Task | str] | None = None, task_type: str | None = None,
                   only: Iterable[str] | None = None, epochs: int | dict[str, int] | None = None,
@@ -176,7 +211,7 @@ def run_benchmark(category: str | None = None, models: dict | None = None, seeds
     Finished seeds of models named by reference come from (and go to) the
     per-seed cache.
     """
-    from .params import DEFAULTS, merge, validate
+    from .params import DEFAULTS, merge
     from .report import BenchmarkReport
     from .report.runs import report_from_records
     from .run.execute import run_plans
@@ -196,11 +231,9 @@ def run_benchmark(category: str | None = None, models: dict | None = None, seeds
     resolved = {name: _model_spec(name, spec) for name, spec in model_map.items()}
     budgets = {t.name: (epochs.get(t.name, t.epochs) if isinstance(epochs, dict)
                         else (t.epochs if epochs is None else epochs)) for t in task_list}
-    train = {"hidden_channels": hidden_channels, "epochs": budgets}
-    for family, (family_lr, family_wd) in (lr or {}).items():
-        train[family] = {"lr": family_lr, "weight_decay": family_wd}
+    train = {"hidden_channels": hidden_channels, "epochs": budgets, **_optimisers(lr)}
     in_memory = any(spec is not None for _, spec in resolved.values())
-    params = validate(merge(DEFAULTS, {
+    params = _validated(merge(DEFAULTS, {
         "tasks": [t.name for t in task_list], "models": list(resolved), "seeds": seeds, "train": train,
         "search": search, "data": {"mirror": mirror}, "protocol": protocol,
         "protocol_overrides": protocol_overrides or {},

@@ -20,12 +20,14 @@ class UserError(click.ClickException):
     exit_code = 2
 
 
-def _params(path: str) -> dict:
-    """``params.yaml`` validated, with its custom tasks registered in the catalogue."""
+def _params(path: str, *, import_models: bool = True) -> dict:
+    """``params.yaml`` validated as a whole (values, keys, every name in it), with its custom tasks
+    registered in the catalogue; ``import_models=False`` locates ``module:Class`` models without
+    importing them (and torch)."""
     from .config import load_config
 
     try:
-        return load_config(path)
+        return load_config(path, import_models=import_models)
     except ParamsError as exc:
         raise UserError(str(exc)) from None
 
@@ -83,14 +85,15 @@ def main() -> None:
 @click.option("--data-root", default="data", show_default=True, help="Where processed data is written.")
 def fetch(task: str, params_path: str, data_root: str) -> None:
     """Bring TASK's dataset into data/TASK/ (mirror first, checksummed, processed deterministically)."""
+    from .catalog.checks import DatasetError
     from .catalog.data import fetch_task
     from .catalog.fetch import ChecksumMismatch, DatasetUnavailable, UnsafeArchive
 
-    params = _params(params_path)
+    params = _params(params_path, import_models=False)
     _check_task(params, task)
     try:
         meta = fetch_task(task, params, data_root, echo=_echo)
-    except (DatasetUnavailable, ChecksumMismatch, UnsafeArchive, FileNotFoundError) as exc:
+    except (DatasetUnavailable, ChecksumMismatch, UnsafeArchive, FileNotFoundError, DatasetError) as exc:
         raise UserError(str(exc)) from None
     counts = meta.get("counts") or {}
     _echo(f"{task}: {meta['status']} " + " ".join(f"{k}={v}" for k, v in sorted(counts.items())))
@@ -234,7 +237,7 @@ def tasks_cmd(as_json: bool, params_path: str) -> None:
 
     epochs = {}
     if Path(params_path).is_file():
-        epochs = _params(params_path)["train"]["epochs"]
+        epochs = _params(params_path, import_models=False)["train"]["epochs"]
     rows = []
     for tid, t in sorted(TASKS.items()):
         ds = DATASETS[t.dataset]

@@ -1,16 +1,25 @@
 """The checks that need names: params against the catalogue and the model registry.
 
-:mod:`netzbench.params` checks values (types, ranges, choices); this module
-checks that the names in them exist, registering ``custom_tasks`` in the
-catalogue first. The command line and the Python API both go through here.
+:mod:`netzbench.params` checks values (types, ranges, choices) and option
+keys; this module checks that the names in them exist, registering
+``custom_tasks`` in the catalogue first. Every command of the command line
+checks the whole file (every task, roster model, the candidate, the names
+``train.model_config``, ``train.epochs`` and ``report.weights`` are keyed
+by), so the first stage that runs stops on a bad name, not the cell that
+uses it after others trained. The Python API goes through here too.
 """
 
 from __future__ import annotations
 
+import importlib.util
+
 from .catalog.custom import register_custom_tasks
-from .catalog.table import get_task
-from .models.registry import builtin_families, resolve_model
-from .params import load_params
+from .catalog.table import TASKS, UnknownTaskError, get_task
+from .errors import ParamsError
+from .models.registry import MODEL_REGISTRY, ModelError, builtin_families, resolve_model
+from .models.roster import BUILTIN_MODELS
+from .params import closest, load_params
+from .paths import repository_on_path
 
 
 def configure(params: dict) -> dict:
@@ -19,9 +28,9 @@ def configure(params: dict) -> dict:
     return params
 
 
-def load_config(path) -> dict:
-    """``params.yaml`` loaded, validated and its custom tasks registered."""
-    return configure(load_params(path))
+def load_config(path, *, import_models: bool = False) -> dict:
+    """``params.yaml`` loaded, validated, its custom tasks registered and every name in it checked."""
+    return check_names(configure(load_params(path)), import_models=import_models, source=str(path))
 
 
 def check_task(task_id: str):
@@ -34,3 +43,52 @@ def check_model(model: str, model_args: dict | None = None) -> None:
     (:class:`~netzbench.models.registry.ModelError`)."""
     if builtin_families(model) is None:
         resolve_model(model, model_args or {})
+
+
+def _model_exists(model: str, import_models: bool) -> None:
+    """Raise :class:`ModelError` unless ``model`` names a model; without ``import_models`` a
+    ``module:Class`` reference is only located (no import: torch stays out of fetch and report)."""
+    if builtin_families(model) is not None or model in MODEL_REGISTRY:
+        return
+    if import_models or ":" not in model:
+        if ":" not in model:
+            known = sorted(BUILTIN_MODELS) + sorted(MODEL_REGISTRY)
+            raise ModelError(f"unknown model {model!r}{closest(model, known)}; known models: {', '.join(known)}, "
+                             "or give an importable class as 'package.module:ClassName'")
+        resolve_model(model)
+        return
+    module = model.partition(":")[0]
+    repository_on_path()
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise ModelError(f"cannot find module {module!r} for model {model!r} (is it under user_models/ "
+                         "or installed?)")
+
+
+def check_names(params: dict, *, import_models: bool = False, source: str = "params.yaml") -> dict:
+    """Raise :class:`ParamsError` for the first unknown name anywhere in validated ``params``; return it."""
+    def fail(msg: str):
+        raise ParamsError(f"{source}: {msg}")
+
+    for task in params["tasks"]:
+        try:
+            get_task(task)
+        except UnknownTaskError as exc:
+            fail(f"`tasks`: {exc}")
+    names = [*params["models"], *([params["model"]] if params["model"] else [])]
+    for model in names:
+        try:
+            _model_exists(model, import_models)
+        except ModelError as exc:
+            fail(f"`models`/`model`: {exc}")
+    for key, known, what in (("train.model_config", names, "a model of `models` or `model`"),
+                             ("train.epochs", sorted(TASKS), "a task of the catalogue or `custom_tasks`"),
+                             ("report.weights", params["tasks"], "a task of `tasks`")):
+        section, name = key.split(".")
+        for entry in params[section].get(name) or {}:
+            if entry not in known:
+                fail(f"`{key}.{entry}` is not {what}{closest(entry, known)}")
+    return params

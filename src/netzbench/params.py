@@ -12,6 +12,7 @@ This module imports neither torch nor the rest of the package.
 from __future__ import annotations
 
 import copy
+import difflib
 import os
 from pathlib import Path
 from typing import Any
@@ -58,8 +59,14 @@ DEFAULTS: dict[str, Any] = {
         "aggregation": "uniform",
         "equivalence_margin": 0.01,
         "rank_tasks": None,
+        "weights": None,
     },
 }
+
+#: mappings whose keys are names the user chooses (checked against the catalogue, the registry or the
+#: switches elsewhere), not fixed option names: their keys are not checked against ``DEFAULTS``
+_FREE_KEYS = {("custom_tasks",), ("model_args",), ("protocol_overrides",), ("train", "model_config"),
+              ("train", "epochs"), ("search", "space"), ("report", "weights")}
 
 CI_METHODS = ("t", "bootstrap")
 PAIRWISE_METHODS = ("t", "wilcoxon")
@@ -83,6 +90,27 @@ def merge(base: dict, override: dict) -> dict:
         else:
             out[key] = copy.deepcopy(value)
     return out
+
+
+def closest(name: str, choices) -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``choices`` to a misspelt ``name``, else ``''``."""
+    match = difflib.get_close_matches(str(name), [str(c) for c in choices], n=1, cutoff=0.5)
+    return f" (did you mean {match[0]!r}?)" if match else ""
+
+
+def check_keys(raw: Any, spec: dict = DEFAULTS, where: tuple[str, ...] = (), source: str = "params.yaml") -> None:
+    """Raise :class:`ParamsError` for the first key of ``raw`` that ``spec`` (``DEFAULTS``) does not know,
+    at any nesting level, naming the key's full path and the closest valid name."""
+    if not isinstance(raw, dict):
+        return
+    for key, value in raw.items():
+        path = (*where, str(key))
+        if key not in spec:
+            known = sorted(spec)
+            raise ParamsError(f"{source}: unknown key `{'.'.join(path)}`{closest(key, known)}; "
+                              f"valid keys{' under `' + '.'.join(where) + '`' if where else ''}: {known}")
+        if isinstance(spec[key], dict) and path not in _FREE_KEYS:
+            check_keys(value, spec[key], path, source)
 
 
 def _is_int(value: Any) -> bool:
@@ -252,9 +280,7 @@ def load_params(path: str | os.PathLike | None = None) -> dict:
         raw = yaml.safe_load(fh) or {}
     if not isinstance(raw, dict):
         raise ParamsError(f"{path}: expected a mapping at the top level")
-    unknown = sorted(set(raw) - set(DEFAULTS))
-    if unknown:
-        raise ParamsError(f"{path}: unknown top-level keys {unknown}; known: {sorted(DEFAULTS)}")
+    check_keys(raw, source=str(path))
     return validate(merge(DEFAULTS, raw))
 
 

@@ -83,6 +83,33 @@ def cell_status(seed_statuses) -> str:
     return statuses.pop() if len(statuses) == 1 else "partial"
 
 
+#: series whose non-finite value means the model's outputs or its optimisation blew up
+LOSS_SERIES = ("train_loss", "val_loss")
+
+
+def check_finite(entry: dict) -> dict:
+    """``entry`` (one seed's result), or a ``failed`` copy when its training diverged.
+
+    A non-finite loss (NaN or infinite outputs, an exploding optimiser) makes
+    every score computed from those outputs meaningless, however finite it
+    looks (a NaN score can rank as AUC 0.0 with AP 1.0); such a seed is
+    ``failed`` with ``diverged at epoch k``, its history kept for inspection.
+    ``null`` in a history is NaN (a record read back from JSON).
+    """
+    if entry.get("status") != "ok":
+        return entry
+    history = entry.get("history") or {}
+    for name in LOSS_SERIES:
+        for i, v in enumerate(history.get(name) or ()):
+            if v is None or not math.isfinite(v):
+                where = f"epoch {i + 1}" if name == "train_loss" else f"evaluation {i + 1}"
+                out = dict(entry, status="failed")
+                out["error"] = (f"diverged at {where}: {name} is {'nan' if v is None else v} (non-finite "
+                                "outputs or an exploding optimiser; try a smaller learning rate)")
+                return out
+    return entry
+
+
 def _nan_to_none(obj):
     if isinstance(obj, float) and not math.isfinite(obj):
         return None

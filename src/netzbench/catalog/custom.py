@@ -26,6 +26,7 @@ from ..errors import ParamsError
 from ..families import TASK_TYPES
 from ..graphs.convert import to_bundle
 from ..paths import import_ref
+from .checks import normalise_labels
 from .table import DATASETS, TASKS, Dataset, TaskSpec, add_dataset, add_task
 
 PROCESSOR = "netzbench.catalog.custom:process"
@@ -82,6 +83,9 @@ def register_custom_tasks(custom: dict) -> None:
         _REGISTERED[tid] = dict(entry)
 
 
-def process(root: str, loader: str, family: str) -> tuple[dict, dict]:
-    """Call a non-seed-aware loader once and convert what it returns (arrays and counts)."""
-    return to_bundle(_load(loader)(root), family)
+def process(root: str, loader: str, family: str) -> tuple[dict, dict, dict | None]:
+    """Call a non-seed-aware loader once and convert what it returns: arrays, counts and the
+    class-label mapping (None when the labels were ``0..C-1`` already; :mod:`.checks`)."""
+    obj, mapping = normalise_labels(_load(loader)(root), family)
+    arrays, counts = to_bundle(obj, family)
+    return arrays, counts, mapping

@@ -26,6 +26,7 @@ from ..graphs.convert import default_split, to_arrays, to_bundle
 from ..graphs.layout import GENERATOR_VERSION, GRAPH, SEEDS, save_arrays, seed_file, write_meta
 from ..paths import cache_root, import_ref, resolve_mirror
 from ..protocol import resolve
+from .checks import DatasetError, check_arrays, normalise_labels
 from .custom import GENERATOR as CUSTOM_GENERATOR
 from .custom import PROCESSOR as CUSTOM_PROCESSOR
 from .custom import is_seed_aware, loader_source_sha256
@@ -78,51 +79,91 @@ def fetch_task(task_id: str, params: dict, data_root: str | os.PathLike = "data"
         "relational": task.relational,
     }
     origin = "generator"
-    with _replacing(out) as tmp:
-        if ds.processor == CUSTOM_PROCESSOR and is_seed_aware(ds.generator_params["loader"]):
-            # a seed-aware user loader runs at training time, once per seed, like a generator
-            meta.update(status="ok", synthetic=True, generator=CUSTOM_GENERATOR,
-                        generator_params={**ds.generator_params, "root": str(out)},
-                        generator_version=GENERATOR_VERSION,
-                        loader_sha256=loader_source_sha256(ds.generator_params["loader"]))
-        elif ds.processor == CUSTOM_PROCESSOR:
-            arrays, counts = import_ref(ds.processor)(str(out), **ds.generator_params)
-            save_arrays(tmp / GRAPH, arrays)
-            meta.update(status="ok", synthetic=False, format="custom", raw_sha256={}, counts=counts,
-                        loader=ds.generator_params["loader"])
-            if meta["split"] == "auto":
-                meta["split"] = default_split(task.family, arrays)
-            origin = f"custom:{ds.generator_params['loader']}"
-        elif ds.synthetic:
-            gen_params = dict(ds.generator_params)
-            if resolve(params["protocol"], params["protocol_overrides"])["synthetic_graphs"] == "reference":
-                gen_params.update(ds.reference_params)
-            meta.update(status="ok", synthetic=True, generator=ds.processor,
-                        generator_params=gen_params, generator_version=GENERATOR_VERSION)
-        else:
-            raw_dir, raw_sha, fmt = None, {}, "builtin"
-            if ds.needs_download:
-                mirror = resolve_mirror(params["data"].get("mirror"))
-                try:
-                    bundle = obtain_raw(ds, mirror, cache_root() / "downloads")
-                except DatasetUnavailable as exc:
-                    if params["data"]["on_missing"] == "fail":
-                        raise
-                    echo(f"WARNING: {task_id} is UNAVAILABLE and will be reported as missing: {exc}")
-                    meta.update(status="unavailable", reason=str(exc))
-                    bundle = None
-                if bundle is not None:
-                    raw_dir, raw_sha, origin, fmt = bundle.raw_dir, bundle.sha256, bundle.origin, bundle.format
-            else:
-                origin = "builtin"
-            if meta.get("status") != "unavailable":
-                arrays, counts = import_ref(ds.processor)(raw_dir, fmt)
-                save_arrays(tmp / GRAPH, arrays)
-                meta.update(status="ok", synthetic=False, format=fmt, raw_sha256=raw_sha, counts=counts)
-        write_meta(tmp, meta)
+    previous = _previous_meta(out)
+    try:
+        with _replacing(out) as tmp:
+            origin = _fill(task, ds, params, out, tmp, meta, previous, echo)
+    except _KeepPrevious as keep:
+        echo(f"WARNING: {task_id}: no source can deliver its raw files now ({keep.reason}); kept the verified "
+             f"{out}/ of an earlier fetch (same task spec and raw files), unchanged")
+        _log_provenance({"time": time.time(), "task": task_id, "dataset": ds.id, "origin": "kept", "status": "ok"})
+        return previous
     _log_provenance({"time": time.time(), "task": task_id, "dataset": ds.id, "origin": origin,
                      "status": meta["status"]})
     return meta
+
+
+class _KeepPrevious(Exception):
+    def __init__(self, reason: str):
+        self.reason = reason
+
+
+#: meta.json fields that decide whether an earlier fetch holds the same task
+_SPEC_FIELDS = ("task", "dataset", "family", "split", "relational")
+
+
+def _previous_meta(out: Path) -> dict | None:
+    """The meta of an earlier successful fetch in ``out`` (None if there is none or it is unreadable)."""
+    try:
+        meta = json.loads((out / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return meta if isinstance(meta, dict) and meta.get("status") == "ok" and (out / GRAPH).is_file() else None
+
+
+def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: dict | None, echo) -> str:
+    """Write the task's data into the staging folder ``tmp`` and complete ``meta``; return the origin."""
+    task_id = task.id
+    origin = "generator"
+    if ds.processor == CUSTOM_PROCESSOR and is_seed_aware(ds.generator_params["loader"]):
+        # a seed-aware user loader runs at training time, once per seed, like a generator
+        meta.update(status="ok", synthetic=True, generator=CUSTOM_GENERATOR,
+                    generator_params={**ds.generator_params, "root": str(out)},
+                    generator_version=GENERATOR_VERSION,
+                    loader_sha256=loader_source_sha256(ds.generator_params["loader"]))
+    elif ds.processor == CUSTOM_PROCESSOR:
+        arrays, counts, mapping = import_ref(ds.processor)(str(out), **ds.generator_params)
+        if meta["split"] == "auto":
+            meta["split"] = default_split(task.family, arrays)
+        check_arrays(task_id, task.family, meta["split"], arrays)
+        save_arrays(tmp / GRAPH, arrays)
+        meta.update(status="ok", synthetic=False, format="custom", raw_sha256={}, counts=counts,
+                    loader=ds.generator_params["loader"])
+        if mapping:
+            meta["label_mapping"] = mapping
+        origin = f"custom:{ds.generator_params['loader']}"
+    elif ds.synthetic:
+        gen_params = dict(ds.generator_params)
+        if resolve(params["protocol"], params["protocol_overrides"])["synthetic_graphs"] == "reference":
+            gen_params.update(ds.reference_params)
+        meta.update(status="ok", synthetic=True, generator=ds.processor,
+                    generator_params=gen_params, generator_version=GENERATOR_VERSION)
+    else:
+        raw_dir, raw_sha, fmt = None, {}, "builtin"
+        if ds.needs_download:
+            mirror = resolve_mirror(params["data"].get("mirror"))
+            same = previous is not None and all(previous.get(k) == meta.get(k) for k in _SPEC_FIELDS)
+            try:
+                bundle = obtain_raw(ds, mirror, cache_root() / "downloads",
+                                    known=previous.get("raw_sha256") if same else None)
+            except DatasetUnavailable as exc:
+                if same:
+                    raise _KeepPrevious(str(exc)) from None
+                if params["data"]["on_missing"] == "fail":
+                    raise
+                echo(f"WARNING: {task_id} is UNAVAILABLE and will be reported as missing: {exc}")
+                meta.update(status="unavailable", reason=str(exc))
+                bundle = None
+            if bundle is not None:
+                raw_dir, raw_sha, origin, fmt = bundle.raw_dir, bundle.sha256, bundle.origin, bundle.format
+        else:
+            origin = "builtin"
+        if meta.get("status") != "unavailable":
+            arrays, counts = import_ref(ds.processor)(raw_dir, fmt)
+            save_arrays(tmp / GRAPH, arrays)
+            meta.update(status="ok", synthetic=False, format=fmt, raw_sha256=raw_sha, counts=counts)
+    write_meta(tmp, meta)
+    return origin
 
 
 def write_loader_task(out: str | os.PathLike, name: str, family: str, loader: Callable, *, root: str | os.PathLike,
@@ -140,15 +181,27 @@ def write_loader_task(out: str | os.PathLike, name: str, family: str, loader: Ca
             "license": "user-provided", "citation": "", "status": "ok", "format": "loader"}
     with _replacing(out) as tmp:
         if seeds is None:
-            arrays, counts = to_bundle(loader(str(root)), family)
-            save_arrays(tmp / GRAPH, arrays)
+            obj, mapping = normalise_labels(loader(str(root)), family)
+            arrays, counts = to_bundle(obj, family)
             meta.update(synthetic=False, split=split or default_split(family, arrays), counts=counts)
+            check_arrays(name, family, meta["split"], arrays)
+            save_arrays(tmp / GRAPH, arrays)
+            if mapping:
+                meta["label_mapping"] = mapping
         else:
             (tmp / SEEDS).mkdir()
+            mappings = {}
             for s in seeds:
-                arrays = to_arrays(loader(str(root), seed=s), family)
+                obj, mappings[s] = normalise_labels(loader(str(root), seed=s), family)
+                arrays = to_arrays(obj, family)
+                check_arrays(name, family, split or default_split(family, arrays), arrays)
                 save_arrays(seed_file(tmp, s), arrays)
             meta.update(synthetic=True, per_seed=True, split=split or "auto")
+            if any(mappings.values()):
+                if len({json.dumps(m, sort_keys=True) for m in mappings.values()}) > 1:
+                    raise DatasetError(f"custom task {name!r}: the seeds' instances have different label sets "
+                                       f"({sorted(set(map(str, mappings.values())))}); one mapping must serve all")
+                meta["label_mapping"] = next(iter(mappings.values()))
         meta["relational"] = meta["split"] == "relational_canonical"
         write_meta(tmp, meta)
     return meta

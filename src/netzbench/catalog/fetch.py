@@ -201,6 +201,36 @@ def _from_mirror(source: Source, folder: Path, raw_dir: Path) -> dict[str, str]:
     return hashes
 
 
+VERIFIED = ".verified.json"
+
+
+def _record_verified(raw_dir: Path, hashes: dict[str, str]) -> None:
+    """Remember the sha256 of raw files that arrived verified (from the mirror or a download), so a
+    later fetch can trust them when no source can be reached, even without a catalogue hash."""
+    path = raw_dir / VERIFIED
+    known = json.loads(path.read_text()) if path.is_file() else {}
+    known.update(hashes)
+    tmp = path.with_name(f"{path.name}.part")
+    tmp.write_text(json.dumps(known, sort_keys=True))
+    os.replace(tmp, path)
+
+
+def verified_cache(source: Source, raw_dir: Path, also_known: dict[str, str] | None = None) -> dict[str, str] | None:
+    """The sha256 of ``source``'s cached raw files when every one is there and verified: it matches
+    the catalogue's hash, or else the hash recorded when it arrived verified (or ``also_known``, the
+    hashes of the processed data built from it); ``None`` otherwise (nothing is deleted)."""
+    path = raw_dir / VERIFIED
+    recorded = {**(json.loads(path.read_text()) if path.is_file() else {}), **(also_known or {})}
+    hashes = {}
+    for rf in source.files:
+        file = raw_dir / rf.name
+        expected = rf.sha256 or recorded.get(rf.name)
+        if not file.is_file() or expected is None or sha256_file(file) != expected:
+            return None
+        hashes[rf.name] = expected
+    return hashes or None
+
+
 def _from_cache(source: Source, raw_dir: Path) -> dict[str, str] | None:
     hashes = {}
     for rf in source.files:
@@ -290,35 +320,53 @@ def _source_dir(downloads: Path, ds: Dataset, index: int) -> Path:
     return downloads / ds.id / ("raw" if index == 0 else f"raw-{index}")
 
 
-def obtain_raw(ds: Dataset, mirror: Path | None, downloads: Path, timeout: float = 60.0) -> RawBundle:
+def _verified_fallback(ds: Dataset, downloads: Path, tried: list, known: dict | None) -> RawBundle | None:
+    """The first source whose cached raw files are all verified (:func:`verified_cache`), if any."""
+    for i, source in enumerate(ds.sources):
+        raw_dir = _source_dir(downloads, ds, i)
+        hashes = verified_cache(source, raw_dir, known) if source.files else None
+        if hashes is not None:
+            return RawBundle(raw_dir, hashes, "cache (verified; no source reachable)", source.format, tried)
+    return None
+
+
+def obtain_raw(ds: Dataset, mirror: Path | None, downloads: Path, timeout: float = 60.0,
+               known: dict[str, str] | None = None) -> RawBundle:
     """Bring ``ds``'s raw files into the download cache and return them.
 
     With a mirror, files come only from the mirror folder of the dataset (the
     network is never touched): the first source whose files are all there
     wins. Without one, a verified download cache is reused, otherwise the
-    canonical sources are tried in order. :class:`ChecksumMismatch` and
-    :class:`UnsafeArchive` always propagate; every other failure is
-    collected and raised as :class:`DatasetUnavailable`.
+    canonical sources are tried in order. When no source can deliver (a
+    mirror without the dataset, no network), verified cached raw files are
+    used: a change of source alone changes nothing. ``known``: raw-file
+    hashes that are verified elsewhere (those of the processed data).
+    :class:`ChecksumMismatch` and :class:`UnsafeArchive` always propagate;
+    every other failure is collected and raised as :class:`DatasetUnavailable`.
     """
     tried: list[tuple[str, str]] = []
     if mirror is not None:
         folder = mirror / (ds.mirror or ds.id)
         if not folder.is_dir():
             tried.append((f"mirror {mirror}", f"no folder {folder.name}/ in the mirror"))
-            raise DatasetUnavailable(ds.id, tried)
-        for i, source in enumerate(ds.sources):
-            if not source.in_mirror:
-                continue
-            raw_dir = _source_dir(downloads, ds, i)
-            try:
-                hashes = _from_mirror(source, folder, raw_dir)
-                return RawBundle(raw_dir, hashes, f"mirror:{folder}", source.format, tried)
-            except ChecksumMismatch:
-                raise
-            except OSError as exc:
-                tried.append((f"mirror {folder} ({source.format})", str(exc)))
-        if not tried:
-            tried.append((f"mirror {folder}", "no source of this dataset is laid out for a mirror"))
+        else:
+            for i, source in enumerate(ds.sources):
+                if not source.in_mirror:
+                    continue
+                raw_dir = _source_dir(downloads, ds, i)
+                try:
+                    hashes = _from_mirror(source, folder, raw_dir)
+                    _record_verified(raw_dir, hashes)
+                    return RawBundle(raw_dir, hashes, f"mirror:{folder}", source.format, tried)
+                except ChecksumMismatch:
+                    raise
+                except OSError as exc:
+                    tried.append((f"mirror {folder} ({source.format})", str(exc)))
+            if not tried:
+                tried.append((f"mirror {folder}", "no source of this dataset is laid out for a mirror"))
+        fallback = _verified_fallback(ds, downloads, tried, known)
+        if fallback is not None:
+            return fallback
         raise DatasetUnavailable(ds.id, tried)
     for i, source in enumerate(ds.sources):
         raw_dir = _source_dir(downloads, ds, i)
@@ -327,7 +375,17 @@ def obtain_raw(ds: Dataset, mirror: Path | None, downloads: Path, timeout: float
             continue
         state = upstream_state(source, raw_dir, timeout)
         if state == "changed":  # fetch it again; a changed file with a known sha256 fails loudly here
-            hashes = _from_source(source, raw_dir, timeout)
+            try:
+                hashes = _from_source(source, raw_dir, timeout)
+            except (ChecksumMismatch, UnsafeArchive):
+                raise
+            except (OSError, urllib.error.URLError, ValueError) as exc:
+                tried.append((source.url, f"{type(exc).__name__}: {exc}"))
+                fallback = _verified_fallback(ds, downloads, tried, known)
+                if fallback is not None:
+                    return fallback
+                raise DatasetUnavailable(ds.id, tried) from None
+            _record_verified(raw_dir, hashes)
             return RawBundle(raw_dir, hashes, f"url:{source.url}", source.format, tried)
         return RawBundle(raw_dir, cached, f"cache ({state})", source.format, tried)
     for i, source in enumerate(ds.sources):
@@ -335,9 +393,13 @@ def obtain_raw(ds: Dataset, mirror: Path | None, downloads: Path, timeout: float
         raw_dir.mkdir(parents=True, exist_ok=True)
         try:
             hashes = _from_source(source, raw_dir, timeout)
+            _record_verified(raw_dir, hashes)
             return RawBundle(raw_dir, hashes, f"url:{source.url}", source.format, tried)
         except (ChecksumMismatch, UnsafeArchive):
             raise  # a bad or malicious file is never "unavailable": it is an error
         except (OSError, urllib.error.URLError, ValueError) as exc:
             tried.append((source.url, f"{type(exc).__name__}: {exc}"))
+    fallback = _verified_fallback(ds, downloads, tried, known)
+    if fallback is not None:
+        return fallback
     raise DatasetUnavailable(ds.id, tried)

@@ -21,7 +21,7 @@ from ..graphs.layout import data_hash, read_meta, seed_data_hash
 from ..identity import code_version, seed_key, task_spec
 from ..models.registry import builtin_families, resolve_model
 from ..protocol import for_task, resolve
-from ..records import SCHEMA_VERSION, cell_status, software_versions
+from ..records import SCHEMA_VERSION, cell_status, check_finite, software_versions
 from ..training.search import candidates as search_candidates
 from ..training.search import select as select_candidate
 from ..training.search import validation_series
@@ -66,7 +66,8 @@ class CellPlan:
         return f"{self.record['task']}/{self.record['model']}"
 
     def finish(self) -> dict:
-        """The run record (seeds keyed by seed; search selection applied)."""
+        """The run record (seeds keyed by seed; search selection applied; diverged seeds failed)."""
+        self.results = {key: check_finite(entry) for key, entry in self.results.items()}
         if self.decided is not None:
             per_seed = self.decided
         elif not self.grid:
