@@ -95,8 +95,21 @@ def fetch(task: str, params_path: str, data_root: str) -> None:
         meta = fetch_task(task, params, data_root, echo=_echo)
     except (DatasetUnavailable, ChecksumMismatch, UnsafeArchive, FileNotFoundError, DatasetError) as exc:
         raise UserError(str(exc)) from None
-    counts = meta.get("counts") or {}
-    _echo(f"{task}: {meta['status']} " + " ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+    _echo(f"{task}: {fetch_summary(meta)}")
+
+
+def fetch_summary(meta: dict) -> str:
+    """What a fetch established, in one line: status, what was checked, the counts."""
+    if meta["status"] != "ok":
+        return f"{meta['status']}: {meta.get('reason', '')}"
+    counts = " ".join(f"{k}={v}" for k, v in sorted((meta.get("counts") or {}).items()))
+    if meta.get("synthetic"):
+        what = f"generated per seed at training time by {meta.get('generator')} (nothing to download)"
+    elif meta.get("raw_sha256"):
+        what = f"{len(meta['raw_sha256'])} raw file(s) sha256-hashed (checked against the catalogue where it has a hash), processed"
+    else:
+        what = f"built from {meta.get('loader') or meta.get('format', 'the package')}"
+    return f"ok, {what}" + (f"; {counts}" if counts else "")
 
 
 @main.command()

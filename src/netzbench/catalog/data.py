@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,6 +33,21 @@ from .custom import PROCESSOR as CUSTOM_PROCESSOR
 from .custom import is_seed_aware, loader_source_sha256
 from .fetch import DatasetUnavailable, obtain_raw
 from .table import get_dataset, get_task
+
+
+@contextmanager
+def quiet():
+    """Swallow what a third-party processor prints; replay it if the processor fails."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    buffer = io.StringIO()
+    try:
+        with redirect_stdout(buffer), redirect_stderr(buffer):
+            yield
+    except BaseException:
+        sys.stderr.write(buffer.getvalue())
+        raise
 
 
 def _log_provenance(entry: dict) -> None:
@@ -159,7 +175,8 @@ def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: di
         else:
             origin = "builtin"
         if meta.get("status") != "unavailable":
-            arrays, counts = import_ref(ds.processor)(raw_dir, fmt)
+            with quiet():  # PyG's "Processing... Done!" on every fetch says nothing the summary line does not
+                arrays, counts = import_ref(ds.processor)(raw_dir, fmt)
             save_arrays(tmp / GRAPH, arrays)
             meta.update(status="ok", synthetic=False, format=fmt, raw_sha256=raw_sha, counts=counts)
     write_meta(tmp, meta)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..records import write_record
+from ..records import check_finite, write_record
 from .cache import SeedCache
 from .plan import CellPlan, plan_cell
+from .progress import progress_bar
 
 EXECUTORS = ("local", "ray", "inprocess")
 
@@ -59,10 +60,7 @@ def run_plans(plans: list[CellPlan], params: dict, *, echo=print, progress: bool
     done_epochs: dict[int, int] = {}
     finished: list[int] = []
     if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=sum(j["spec"]["hp"]["epochs"] for j in jobs), desc=desc or plans[0].label, unit="epoch",
-                   file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
+        bar = progress_bar(sum(j["spec"]["hp"]["epochs"] for j in jobs), desc or plans[0].label, sys.stderr)
 
     def on_epochs(job_index: int, epoch: int) -> None:
         if bar is not None:
@@ -76,11 +74,11 @@ def run_plans(plans: list[CellPlan], params: dict, *, echo=print, progress: bool
         plan.results[unit] = result
         for twin in twins.get(id(job), ()):
             plans[twin["plan"]].results[unit] = result
-        if result["status"] == "ok":
-            if plan.cacheable:
-                cache.put(plan.keys[unit], result)  # saved the moment it finishes: a crash later loses nothing
-        else:
-            echo(f"{plan.label} seed {seed} FAILED: {result.get('error')}")
+        if result["status"] == "ok" and plan.cacheable:
+            cache.put(plan.keys[unit], result)  # saved the moment it finishes: a crash later loses nothing
+        checked = check_finite(result)  # a diverged seed is cached as trained, recorded as failed
+        if checked["status"] != "ok":
+            echo(f"{plan.label} seed {seed} FAILED: {checked.get('error')}")
         finished.append(seed)
         if bar is not None:  # a failed or killed job still counts its whole budget
             on_epochs(job["job_index"], job["spec"]["hp"]["epochs"])
