@@ -106,7 +106,7 @@ def test_stage_writes_every_file_with_sane_content(workdir):
 
     summary = _csv(workdir / "reports/summary.csv")
     assert list(summary[0]) == ["task", "model", "metric", "direction", "mean", "std", "sem", "n_seeds", "lo", "hi",
-                                "half_width", "ci", "ci_method", "status"]
+                                "half_width", "ci", "ci_method", "status", "clipped"]
     assert len(summary) == len(TASKS) * len(MODELS)
     assert next(r for r in summary if r["task"] == "karate" and r["model"] == "GAT")["n_seeds"] == "3"
     for method in ("t", "wilcoxon"):

@@ -294,17 +294,21 @@ def test_identical_models_and_zero_variance_differences():
     base = [0.70, 0.72, 0.71, 0.73, 0.69]
     rep = _report({"t": {"A": base, "B": list(base), "C": [v + 0.05 for v in base]}}, equivalence_margin=0.01)
     rows = {(r["model_a"], r["model_b"]): r for r in rep.pairwise("t")}
-    same = rows[("A", "B")]
-    assert same["p_raw"] == 1.0 and same["mean_diff"] == 0.0 and "zero" in same["note"] and not same["significant"]
-    const = rows[("A", "C")]
-    assert const["p_raw"] == 0.0 and const["significant"] and math.isinf(const["cohens_dz"])
-    assert const["better"] == "C"
+    same = rows[("A", "B")]  # all differences zero: no p-value, out of the Holm family
+    assert math.isnan(same["p_raw"]) and math.isnan(same["p_holm"]) and same["mean_diff"] == 0.0
+    assert "zero" in same["note"] and same["degenerate"] and not same["significant"]
+    const = rows[("A", "C")]  # constant difference: t undefined, exact sign test 2/2**5, Holm over the 2 defined
+    assert const["p_raw"] == pytest.approx(2 / 2**5) and const["p_holm"] == pytest.approx(2 * 2 / 2**5)
+    assert const["degenerate"] and not const["significant"] and const["better"] == ""
+    assert math.isinf(const["cohens_dz"])
     w = {(r["model_a"], r["model_b"]): r for r in rep.pairwise("wilcoxon")}
-    assert w[("A", "B")]["p_raw"] == 1.0 and w[("A", "C")]["p_raw"] == pytest.approx(2 / 2**5)
-    verdicts = {(r["model_a"], r["model_b"]): r["verdict"] for r in rep.equivalence()}
-    assert verdicts[("A", "B")] == "equivalent" and verdicts[("A", "C")] == "different"
+    assert math.isnan(w[("A", "B")]["p_raw"]) and w[("A", "C")]["p_raw"] == pytest.approx(2 / 2**5)
+    eq = {(r["model_a"], r["model_b"]): r for r in rep.equivalence()}
+    assert all(math.isnan(r["p_tost"]) and not r["equivalent"] for r in eq.values())  # zero spread everywhere
+    assert {r["verdict"] for r in eq.values()} == {"undetermined"}
     pw = {(r["model_a"], r["model_b"]): r for r in rep.power()}
-    assert pw[("A", "B")]["observed_power"] == pytest.approx(0.05) and not pw[("A", "B")]["detectable"]
+    assert math.isnan(pw[("A", "B")]["observed_power"]) and not pw[("A", "B")]["detectable"]
+    assert pw[("A", "B")]["degenerate"]
     _, models, ranks, _ = rep.rank_table()
     assert dict(zip(models, ranks[0])) == {"A": 2.5, "B": 2.5, "C": 1.0}  # tie averaged
 

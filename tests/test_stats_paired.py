@@ -7,7 +7,8 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from netzbench.stats import holm, paired_test
+from netzbench.stats import RESOLUTION, holm, paired_test
+from netzbench.stats.paired import at_resolution
 
 
 def _pair(seed, n=10, shift=0.01, sd=0.01):
@@ -37,10 +38,11 @@ def test_paired_t_matches_scipy(seed, n):
 def test_wilcoxon_matches_scipy_exact(seed, n):
     a, b = _pair(seed, n, shift=0.005)
     res = paired_test(a, b, method="wilcoxon")
-    ref = stats.wilcoxon(a - b)
-    exact = stats.wilcoxon(a - b, method="exact")
+    d = at_resolution(a - b, RESOLUTION)  # the test sees the differences at the metric's resolution
+    ref = stats.wilcoxon(d)
     assert res.p_value == pytest.approx(ref.pvalue, rel=1e-12)
-    assert res.p_value == pytest.approx(exact.pvalue, rel=1e-12)  # small n: exact null
+    if np.unique(np.abs(d)).size == n and np.all(d != 0):  # no ties at the resolution: the exact null
+        assert res.p_value == pytest.approx(stats.wilcoxon(a - b, method="exact").pvalue, rel=1e-12)
     assert res.statistic == ref.statistic
     assert res.method == "wilcoxon"
 
@@ -103,12 +105,13 @@ def test_fewer_than_two_pairs(method):
 
 @pytest.mark.parametrize("method", ["t", "wilcoxon"])
 def test_identical_models(method):
+    # all differences zero: no test, an undefined p-value (Holm leaves it out), flagged degenerate
     x = np.array([0.81, 0.79, 0.80, 0.82])
     res = paired_test(x, x.copy(), method=method)
-    assert res.p_value == 1.0
+    assert math.isnan(res.p_value) and math.isnan(res.statistic)
     assert res.mean_diff == 0.0 and res.sigma_d == 0.0
     assert math.isnan(res.cohens_dz)
-    assert res.note == "all differences zero"
+    assert res.note.startswith("all differences zero") and res.degenerate
     assert res.n == 4
 
 
@@ -116,13 +119,14 @@ def test_constant_nonzero_difference_t():
     b = np.array([0.70, 0.72, 0.75, 0.71, 0.73])
     a = b + 0.125  # exactly representable: d is exactly constant
     res = paired_test(a, b, method="t")
-    assert res.p_value == 0.0
-    assert res.sigma_d == 0.0
-    assert res.cohens_dz == math.inf and res.statistic == math.inf
+    # the t test is undefined (0/0); the p-value is the exact sign test's, 2 * 2**-5
+    assert res.p_value == pytest.approx(stats.binomtest(5, 5).pvalue) == pytest.approx(2 / 2**5)
+    assert res.sigma_d == 0.0 and res.degenerate
+    assert res.cohens_dz == math.inf and math.isnan(res.statistic)
     assert res.mean_diff == pytest.approx(0.125)
-    assert "constant nonzero difference" in res.note
+    assert "t test undefined" in res.note and "sign test" in res.note
     neg = paired_test(b, a, method="t")
-    assert neg.cohens_dz == -math.inf and neg.p_value == 0.0
+    assert neg.cohens_dz == -math.inf and neg.p_value == res.p_value
 
 
 def test_constant_difference_up_to_roundoff():
@@ -131,18 +135,19 @@ def test_constant_difference_up_to_roundoff():
     b = np.array([0.71, 0.72, 0.73])
     assert np.ptp(a - b) > 0  # the raw float differences are not identical
     res = paired_test(a, b)
-    assert res.sigma_d == 0.0 and res.p_value == 0.0 and res.cohens_dz == math.inf
+    assert res.sigma_d == 0.0 and res.p_value == pytest.approx(0.25) and res.cohens_dz == math.inf
+    assert res.degenerate
 
 
-def test_constant_nonzero_difference_wilcoxon_uses_scipy():
+def test_constant_nonzero_difference_wilcoxon_is_the_sign_test():
     b = np.array([0.70, 0.72, 0.75, 0.71, 0.73, 0.74])
     a = b + 0.125
     res = paired_test(a, b, method="wilcoxon")
     ref = stats.wilcoxon(a - b)
     assert res.p_value == pytest.approx(ref.pvalue)
-    assert res.p_value == pytest.approx(2 / 2**6)
-    assert res.cohens_dz == math.inf
-    assert "constant nonzero difference" in res.note
+    assert res.p_value == pytest.approx(2 / 2**6) == pytest.approx(stats.binomtest(6, 6).pvalue)
+    assert res.cohens_dz == math.inf and res.statistic == 0.0 and res.degenerate
+    assert "constant difference" in res.note
 
 
 def test_wilcoxon_with_some_zero_differences():

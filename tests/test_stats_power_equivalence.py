@@ -81,17 +81,16 @@ def test_power_edge_cases():
     assert math.isnan(res.mde) and math.isnan(res.observed_power) and math.isnan(res.sigma_d)
     assert res.detectable is False and res.n == 1
     assert res.seeds_needed == {0.02: None, 0.01: None, 0.005: None}
-    # identical models
+    # identical models / constant nonzero difference: zero spread, the t test (and its power) undefined
     x = np.array([0.8, 0.82, 0.81])
-    res = paired_power(x, x)
-    assert res.mde == 0.0 and res.sigma_d == 0.0
-    assert res.observed_power == 0.05  # lambda = 0: power equals alpha
-    assert res.detectable is False
-    assert res.seeds_needed == {0.02: 2, 0.01: 2, 0.005: 2}
-    # constant nonzero difference
-    res = paired_power(x + 0.25, x)
-    assert res.mde == 0.0 and res.observed_power == 1.0 and res.detectable is True
-    assert set(res.seeds_needed.values()) == {2}
+    for a in (x, x + 0.25):
+        res = paired_power(a, x)
+        assert math.isnan(res.mde) and math.isnan(res.observed_power) and res.sigma_d == 0.0
+        assert res.detectable is False and res.degenerate
+        assert res.seeds_needed == {0.02: None, 0.01: None, 0.005: None}
+    # no effect with spread: lambda = 0, power equals alpha
+    res = paired_power(x + np.array([0.01, -0.01, 0.0]), x)
+    assert res.observed_power == 0.05 and res.detectable is False and not res.degenerate
     # NaN pairs dropped
     a, b = _pair(5, n=6)
     a2 = np.append(a, np.nan)
@@ -143,12 +142,12 @@ def test_tost_edge_cases():
     res = tost_paired([0.5], [0.5], 0.01)
     assert math.isnan(res.p_value) and res.equivalent is False and res.n == 1
     x = np.array([0.7, 0.72, 0.75])
-    res = tost_paired(x, x, 0.01)  # identical models: inside any margin
-    assert res.p_value == 0.0 and res.equivalent
-    res = tost_paired(x + 0.25, x, 0.01)  # constant difference outside the margin
-    assert res.p_lower == 0.0 and res.p_upper == 1.0 and not res.equivalent
-    res = tost_paired(x + 0.25, x, 0.5)  # constant difference inside the margin
-    assert res.p_value == 0.0 and res.equivalent
+    # zero spread (identical models, constant differences inside or outside the margin): the one-sided
+    # t tests are undefined, so no p-value and never equivalent
+    for a, margin in ((x, 0.01), (x + 0.25, 0.01), (x + 0.25, 0.5)):
+        res = tost_paired(a, x, margin)
+        assert math.isnan(res.p_value) and math.isnan(res.p_lower) and math.isnan(res.p_upper)
+        assert res.equivalent is False and res.note.startswith("zero spread")
     with pytest.raises(ValueError):
         tost_paired(x, x, 0.0)
     with pytest.raises(ValueError):

@@ -188,11 +188,12 @@ def test_friedman_ties_use_spec_formula():
 
 
 def test_friedman_edge_cases():
-    # perfect agreement: F = inf, p = 0
+    # perfect agreement: F = inf, p the exact probability of agreement, (4!)^(1-5), not 0
     r = np.tile([1.0, 2.0, 3.0, 4.0], (5, 1))
     res = friedman(r)
     assert res.chi2 == pytest.approx(5 * 3)
-    assert res.iman_davenport_f == math.inf and res.iman_davenport_p == 0.0
+    assert res.iman_davenport_f == math.inf and res.iman_davenport_p == pytest.approx(24.0 ** -4, rel=1e-12)
+    assert "identically" in res.note
     # identical models on every task: all ranks tied
     res = friedman(np.full((6, 3), 2.0))
     assert res.chi2 == 0.0 and res.p_value == 1.0

@@ -105,15 +105,17 @@ def friedman(table: RankTable, *, alpha: float) -> dict[str, Any]:
     """Friedman test, Iman–Davenport F, Nemenyi CD, cliques, max gap over the models of ``table``.
 
     Keys ``k, n_tasks, tasks, models, excluded, alpha, chi2, p_value, df,
-    iman_davenport_f, iman_davenport_p, cd, mean_ranks, cliques, max_gap,
-    n_for_observed_gap``.  ``k < 2`` or ``N < 1``: statistics NaN, no
-    cliques.  ``N = 1``: chi2 defined, Iman–Davenport NaN (see
-    :func:`netzbench.stats.friedman`).
+    iman_davenport_f, iman_davenport_p, friedman_note, cd, mean_ranks,
+    cliques, max_gap, n_for_observed_gap``.  ``k < 2`` or ``N < 1``:
+    statistics NaN, no cliques.  ``N = 1``: chi2 defined, Iman–Davenport
+    NaN.  ``k = 2``: Iman–Davenport NaN (the Friedman test is the sign test);
+    complete agreement of every task: F infinite with the exact p-value
+    (``friedman_note`` says which; see :func:`netzbench.stats.friedman`).
     """
     tasks, names, ranks, excluded = table
     k, n = len(names), len(tasks)
     out: dict[str, Any] = {"k": k, "n_tasks": n, "tasks": tasks, "models": names, "excluded": excluded,
-                           "alpha": alpha, "df": max(k - 1, 0)}
+                           "alpha": alpha, "df": max(k - 1, 0), "friedman_note": ""}
     if k < 2 or n < 1:
         out.update(chi2=math.nan, p_value=math.nan, iman_davenport_f=math.nan, iman_davenport_p=math.nan,
                    cd=math.nan, mean_ranks={m: (1.0 if n else math.nan) for m in names}, cliques=[],
@@ -124,7 +126,8 @@ def friedman(table: RankTable, *, alpha: float) -> dict[str, Any]:
     cd = stats.critical_difference(k, n, alpha)
     gap = stats.max_rank_gap(mr)
     out.update(chi2=fr.chi2, p_value=fr.p_value, iman_davenport_f=fr.iman_davenport_f,
-               iman_davenport_p=fr.iman_davenport_p, cd=cd, mean_ranks=dict(zip(names, map(float, mr))),
+               iman_davenport_p=fr.iman_davenport_p, friedman_note=fr.note, cd=cd,
+               mean_ranks=dict(zip(names, map(float, mr))),
                cliques=[[names[i] for i in c] for c in stats.cliques(mr, cd)],
                max_gap=gap, n_for_observed_gap=stats.n_for_observed_gap(cd, n, gap))
     return out

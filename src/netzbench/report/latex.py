@@ -9,7 +9,9 @@ switching an option on the report switches the tables.
     ``mean ± h`` with ``h`` the CI half-width (``t``: :math:`t\cdot sem`;
     bootstrap: half the percentile-interval width).  The best model of each
     task (direction-aware, every tied best) is bold.  A cell with one seed
-    shows the mean and "(1 seed)"; a cell without values shows ``--``.
+    shows the mean and "(1 seed)"; a cell without values shows ``--``; a cell
+    whose interval was clipped to the metric's range shows ``mean [lo, hi]``
+    (the caption says so).
 ``pairwise_table``
     one row per comparison: task (first row of its group), ``A vs. B``,
     :math:`\Delta\mu` = mean(A − B), :math:`p_{raw}`, :math:`p_{Holm}` and a
@@ -60,6 +62,8 @@ def summary_table(report, digits: int = 3, caption: str | None = None, label: st
         caption = (f"Mean $\\pm$ {ci} {method} CI half-width over seeds per task and model "
                    f"(epoch selection: {escape(report.epoch_selection)}). Best per task in bold; "
                    "-- marks a cell without results.")
+        if any(r.get("clipped") for cells in rows.values() for r in cells.values()):
+            caption += " [lo, hi]: an interval that left the metric's range, clipped to it."
     lines = [r"\begin{table}[t]", r"\centering", f"\\caption{{{caption}}}", f"\\label{{{label}}}",
              r"\begin{tabular}{ll" + "c" * len(models) + "}", r"\toprule",
              "Task & Metric & " + " & ".join(escape(m) for m in models) + r" \\", r"\midrule"]
@@ -78,7 +82,10 @@ def summary_table(report, digits: int = 3, caption: str | None = None, label: st
                 out.append("--")
                 continue
             mean = f"{r['mean']:.{digits}f}"
-            if math.isfinite(r["half_width"]):
+            if r.get("clipped"):
+                body = f"{mean}\\ [{r['lo']:.{digits}f}, {r['hi']:.{digits}f}]"
+                out.append(f"$\\mathbf{{{body}}}$" if m in best else f"${body}$")
+            elif math.isfinite(r["half_width"]):
                 body = f"{mean} \\pm {r['half_width']:.{digits}f}"
                 out.append(f"$\\mathbf{{{body}}}$" if m in best else f"${body}$")
             else:

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .. import stats
-from .series import TaskInfo, as_array, as_float, validation_series
+from .series import TaskInfo, as_array, as_float, metric_range, validation_series
 
 EPOCH_SELECTIONS = ("final", "best_val")
 
@@ -167,9 +167,10 @@ def learning_curves(histories: Histories, task_info: Mapping[str, TaskInfo],
     ``series`` defaults to each task's headline series (``"val"`` selects
     its paired validation series).  Seeds with shorter histories or NaN
     entries are skipped epoch by epoch; an epoch with one seed has no
-    interval (NaN bounds).  Returns ``{task: {model: {"epochs", "mean",
-    "lo", "hi", "n"}}}``; the epoch numbers are those of the seed with the
-    longest history.
+    interval (NaN bounds); bounds are clipped to the series' range
+    (:func:`.series.metric_range`: [0, 1] for accuracy, AUC, ...).  Returns
+    ``{task: {model: {"epochs", "mean", "lo", "hi", "n"}}}``; the epoch
+    numbers are those of the seed with the longest history.
     """
     out: dict[str, dict[str, dict[str, list[float]]]] = {}
     for task in (tasks if tasks is not None else list(histories)):
@@ -188,7 +189,8 @@ def learning_curves(histories: Histories, task_info: Mapping[str, TaskInfo],
                 mat[row, :len(s)] = s
             longest = max(seqs, key=lambda ps: len(ps[1]))[0]
             epochs = epoch_numbers(cells.get(task, {}).get(model), seeds[longest], length)
-            ivs = [stats.t_interval(mat[:, e], ci=ci) for e in range(length)]
+            bounds = metric_range(key)
+            ivs = [stats.t_interval(mat[:, e], ci=ci, bounds=bounds) for e in range(length)]
             out[task][model] = {"epochs": epochs, "mean": [iv.mean for iv in ivs], "lo": [iv.lo for iv in ivs],
                                 "hi": [iv.hi for iv in ivs], "n": [iv.n for iv in ivs]}
     return out

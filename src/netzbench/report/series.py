@@ -24,6 +24,10 @@ import numpy as np
 DIRECTIONS = ("higher", "lower")
 LOWER_IS_BETTER = ("mae", "rmse", "mse", "loss")
 PREFERRED_METRICS = ("acc", "auc", "mae", "rmse")
+#: metrics in [0, 1]: accuracy, ROC-AUC, AP, F1, MRR and hits@k (any ``hits*`` name)
+UNIT_INTERVAL = ("acc", "accuracy", "auc", "ap", "f1", "mrr")
+#: error metrics: non-negative, no upper bound
+NON_NEGATIVE = ("mae", "rmse", "mse")
 METRIC_LABELS = {"acc": "accuracy", "auc": "ROC-AUC", "mae": "MAE", "rmse": "RMSE", "f1": "macro-F1", "ap": "AP"}
 
 
@@ -64,6 +68,17 @@ def infer_metric(histories: Sequence[Mapping | None]) -> str | None:
 def infer_direction(metric: str) -> str:
     """``"lower"`` when the metric's last ``_`` token is mae/rmse/mse/loss, else ``"higher"``."""
     return "lower" if metric.split("_")[-1] in LOWER_IS_BETTER else "higher"
+
+
+def metric_range(metric: str) -> tuple[float, float]:
+    """The range of a series' values from its metric name (the last ``_`` token): ``(0, 1)`` for
+    accuracy, AUC, AP, F1, MRR and hits@k; ``(0, inf)`` for MAE/RMSE/MSE; ``(-inf, inf)`` otherwise."""
+    name = metric.split("_")[-1].lower()
+    if name in UNIT_INTERVAL or name.startswith("hits"):
+        return 0.0, 1.0
+    if name in NON_NEGATIVE:
+        return 0.0, math.inf
+    return -math.inf, math.inf
 
 
 def metric_label(metric: str) -> str:

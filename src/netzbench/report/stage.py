@@ -46,11 +46,11 @@ from .formatting import number, p_value
 from .markdown import render_markdown
 
 SUMMARY_COLUMNS = ["task", "model", "metric", "direction", "mean", "std", "sem", "n_seeds", "lo", "hi",
-                   "half_width", "ci", "ci_method", "status"]
+                   "half_width", "ci", "ci_method", "status", "clipped"]
 PAIRWISE_COLUMNS = ["task", "model_a", "model_b", "direction", "mean_diff", "sigma_d", "cohens_dz", "p_raw",
-                    "p_holm", "significant", "better", "n_seeds", "dropped_seeds", "method", "note"]
+                    "p_holm", "significant", "better", "n_seeds", "dropped_seeds", "method", "note", "degenerate"]
 EQUIVALENCE_COLUMNS = ["task", "model_a", "model_b", "mean_diff", "n_seeds", "margin", "p_lower", "p_upper",
-                       "p_tost", "p_tost_holm", "equivalent", "p_diff_holm", "pairwise_method", "verdict"]
+                       "p_tost", "p_tost_holm", "equivalent", "p_diff_holm", "pairwise_method", "verdict", "note"]
 AUDIT_COLUMNS = ["task", "model", "seed", "selection", "index", "epoch", "value", "validation"]
 #: the reference implementation's cells, run here (benchmarks/side_by_side.py)
 REFERENCE_CELLS = Path("benchmarks/reference_cells.json")
@@ -159,6 +159,7 @@ def _write_tables(facts: ReportFacts, root: Path) -> None:
                                             c.startswith("seeds_needed_")]
     if not power_rows:
         power_cols += ["seeds_needed_0.02", "seeds_needed_0.01", "seeds_needed_0.005"]
+    power_cols.append("degenerate")
     _write_csv(root / "reports/power.csv", power_rows, power_cols)
     _write_csv(root / "reports/equivalence.csv", facts.equivalence or [], EQUIVALENCE_COLUMNS)
     _write_csv(root / "reports/selected_epochs.csv", report.selected_epochs(table=True), AUDIT_COLUMNS)

@@ -14,6 +14,16 @@ Holm
     every family of comparisons is one task: p-values are Holm–Bonferroni
     adjusted over the task's comparisons with a defined p-value (undefined
     ones stay NaN and are never significant).
+Resolution
+    paired values are compared at :data:`netzbench.stats.RESOLUTION` (1e-6
+    metric units; float32 run records): differences with zero spread at it
+    are *degenerate* -- the t test is undefined, the p-value is the exact
+    sign test's (all differences zero: no p-value) -- and TOST concludes
+    nothing from them.
+Bounds
+    per-cell intervals are clipped to the metric's range
+    (:func:`.series.metric_range`: [0, 1] for accuracy, AUC, AP, F1, ...) and
+    flagged ``clipped``.
 """
 
 from __future__ import annotations
@@ -24,7 +34,8 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from .. import stats
-from ..stats.paired import paired_differences
+from ..stats.paired import RESOLUTION, paired_differences
+from .series import metric_range
 
 POWER_EFFECTS = (0.02, 0.01, 0.005)
 #: the paired tests in words
@@ -39,20 +50,24 @@ def summary(final: Tensor, metrics: Mapping[str, str], directions: Mapping[str, 
     """One row per (task, model): mean, std, sem, n_seeds and the CI of ``method``.
 
     Columns ``task, model, metric, direction, mean, std, sem, n_seeds, lo,
-    hi, half_width, ci_method, ci, status``.  ``t``: ``mean ± t·sem``;
-    ``bootstrap``: percentile bounds (possibly asymmetric) and
+    hi, half_width, ci_method, ci, status, clipped``.  ``t``: ``mean ±
+    t·sem``; ``bootstrap``: percentile bounds (possibly asymmetric) and
     ``half_width = (hi - lo)/2`` (``n_resamples`` resamples seeded by
-    ``seed``).  One seed gives NaN bounds (no interval), no seed gives NaN
-    everywhere.
+    ``seed``).  ``lo``/``hi`` are clipped to the metric's range
+    (:func:`.series.metric_range`) and ``clipped`` says when that happened
+    (``half_width`` stays unclipped).  One seed gives NaN bounds (no
+    interval), no seed gives NaN everywhere.
     """
     rows = []
     for task, by_model in final.items():
+        bounds = metric_range(metrics[task])
         for model, values in by_model.items():
-            d = stats.interval(values, ci=ci, method=method, n_resamples=n_resamples, seed=seed).to_dict()
+            d = stats.interval(values, ci=ci, method=method, n_resamples=n_resamples, seed=seed,
+                               bounds=bounds).to_dict()
             rows.append({"task": task, "model": model, "metric": metrics[task], "direction": directions[task],
                          "mean": d["mean"], "std": d["std"], "sem": d["sem"], "n_seeds": d["n"],
                          "lo": d["lo"], "hi": d["hi"], "half_width": d["half_width"], "ci_method": method,
-                         "ci": ci, "status": status(task, model)})
+                         "ci": ci, "status": status(task, model), "clipped": d["clipped"]})
     return rows
 
 
@@ -82,10 +97,12 @@ def pairwise(final: Tensor, directions: Mapping[str, str], seeds: Sequence[int],
 
     Columns ``task, model_a, model_b, direction, mean_diff (a − b), sigma_d,
     cohens_dz, p_raw, p_holm, significant, better, n_seeds, dropped_seeds,
-    method, note``.  ``significant`` is ``p_holm < alpha``.  ``better`` names
-    the model favoured under the task's metric direction when the
-    difference is significant, else ``""``.  Degenerate inputs follow
-    :func:`netzbench.stats.paired_test` (``note`` says which).
+    method, note, degenerate``.  ``significant`` is ``p_holm < alpha``.
+    ``better`` names the model favoured under the task's metric direction
+    when the difference is significant, else ``""``.  Degenerate inputs
+    follow :func:`netzbench.stats.paired_test` (``note`` says which;
+    ``degenerate``: zero spread at the resolution, the t test undefined and
+    the p-value the exact sign test's, or none when every difference is zero).
     """
     if method not in stats.PAIRED_METHODS:
         raise ValueError(f"pairwise method must be one of {list(stats.PAIRED_METHODS)}, got {method!r}")
@@ -99,7 +116,7 @@ def pairwise(final: Tensor, directions: Mapping[str, str], seeds: Sequence[int],
                               "mean_diff": r.mean_diff, "sigma_d": r.sigma_d, "cohens_dz": r.cohens_dz,
                               "p_raw": r.p_value, "n_seeds": r.n,
                               "dropped_seeds": _dropped(by_model[a], by_model[b], seeds),
-                              "method": method, "note": r.note})
+                              "method": method, "note": r.note, "degenerate": r.degenerate})
         adjusted = stats.holm([r["p_raw"] for r in task_rows]) if task_rows else []
         for r, p in zip(task_rows, adjusted):
             r["p_holm"] = float(p)
@@ -137,13 +154,14 @@ def power_analysis(final: Tensor, *, alpha: float, power: float = 0.8,
     r"""Power of the paired t test for every comparison (see :mod:`netzbench.stats.power`).
 
     Columns ``task, model_a, model_b, mean_diff, sigma_d, n_seeds, mde,
-    observed_power, detectable, power, seeds_needed_<e>`` for each effect
-    ``e`` (metric units).  ``mde = (t_{S-1,1-α/2} + t_{S-1,power})·σ_d/√S``
+    observed_power, detectable, power, degenerate, seeds_needed_<e>`` for
+    each effect ``e`` (metric units).  ``mde = (t_{S-1,1-α/2} + t_{S-1,power})·σ_d/√S``
     at the pair's ``S`` seeds; observed power from the non-central t at the
     observed mean difference; ``seeds_needed_<e>`` is the smallest S with
     MDE ≤ e holding σ_d fixed (None beyond 10,000).  The analysis is that of
     the paired t test whatever test the report headlines (the Wilcoxon floor
-    is :func:`wilcoxon_floor`).
+    is :func:`wilcoxon_floor`).  A degenerate pair (zero spread at the
+    resolution) has no t test, so no MDE, power or seeds needed (NaN/None).
     """
     rows = []
     for task, by_model in final.items():
@@ -152,7 +170,7 @@ def power_analysis(final: Tensor, *, alpha: float, power: float = 0.8,
             d = paired_differences(by_model[a], by_model[b])
             row = {"task": task, "model_a": a, "model_b": b, "mean_diff": d.mean_diff, "sigma_d": r.sigma_d,
                    "n_seeds": r.n, "mde": r.mde, "observed_power": r.observed_power,
-                   "detectable": r.detectable, "power": power}
+                   "detectable": r.detectable, "power": power, "degenerate": r.degenerate}
             for e in effects:
                 row[f"seeds_needed_{e:g}"] = r.seeds_needed[float(e)]
             rows.append(row)
@@ -162,24 +180,29 @@ def power_analysis(final: Tensor, *, alpha: float, power: float = 0.8,
 def wilcoxon_floor(final: Tensor, *, alpha: float) -> list[dict]:
     r"""The smallest p-value the exact Wilcoxon signed-rank test can give, per task.
 
-    With ``S`` paired seeds and no zero differences, the two-sided exact
-    null puts mass :math:`2^{-S}` on "all differences positive", so
-    :math:`p_{min} = 2\cdot 2^{-S}`.  Holm multiplies the smallest p of a
-    family of ``m`` comparisons by ``m``: :math:`p^{Holm}_{min} =
-    \min(1, m\cdot 2^{1-S})`.  ``reachable`` says whether that is below
-    alpha, i.e. whether the Wilcoxon test can declare anything at this
-    seed count.  ``S`` is the largest ``n_seeds`` of the task's pairs.
-    Rows ``{task, n_seeds, comparisons, p_min, p_min_holm, reachable}``.
+    The test drops zero differences (zero at the resolution,
+    :data:`netzbench.stats.RESOLUTION`), so what counts is ``S'``, the number
+    of nonzero paired differences.  With ``S'`` of them the two-sided exact
+    null puts mass :math:`2^{-S'}` on "all differences positive", so
+    :math:`p_{min} = \min(1, 2\cdot 2^{-S'})`.  Holm multiplies the smallest
+    p of a family of ``m`` comparisons by ``m``: :math:`p^{Holm}_{min} =
+    \min(1, m\cdot 2^{1-S'})`.  ``reachable`` says whether that is below
+    alpha, i.e. whether the Wilcoxon test can declare anything on the task.
+    ``n_seeds`` is the largest number of paired seeds and ``n_nonzero`` the
+    largest ``S'`` among the task's pairs (NaN p when every difference is zero).
+    Rows ``{task, n_seeds, n_nonzero, comparisons, p_min, p_min_holm, reachable}``.
     """
     rows = []
     for task, by_model in final.items():
         pairs = model_pairs(by_model)
-        s = max((int(np.sum(np.isfinite(by_model[a]) & np.isfinite(by_model[b]))) for a, b in pairs), default=0)
+        diffs = [paired_differences(by_model[a], by_model[b], RESOLUTION) for a, b in pairs]
+        s = max((d.n for d in diffs), default=0)
+        nz = max((d.n_nonzero for d in diffs), default=0)
         m = len(pairs)
-        p_min = 2.0 * 2.0 ** (-s) if s >= 1 else math.nan
-        p_holm = min(1.0, m * p_min) if m and s >= 1 else math.nan
-        rows.append({"task": task, "n_seeds": s, "comparisons": m, "p_min": p_min, "p_min_holm": p_holm,
-                     "reachable": bool(np.isfinite(p_holm) and p_holm < alpha)})
+        p_min = min(1.0, 2.0 * 2.0 ** (-nz)) if nz >= 1 else math.nan
+        p_holm = min(1.0, m * p_min) if m and nz >= 1 else math.nan
+        rows.append({"task": task, "n_seeds": s, "n_nonzero": nz, "comparisons": m, "p_min": p_min,
+                     "p_min_holm": p_holm, "reachable": bool(np.isfinite(p_holm) and p_holm < alpha)})
     return rows
 
 
@@ -206,7 +229,9 @@ def equivalence(final: Tensor, difference_rows: Sequence[dict], margin: float | 
     comparison gets exactly one verdict (:func:`netzbench.stats.verdict`):
     ``different`` (difference significant, equivalence not), ``equivalent``
     (the reverse), ``trivial`` (both: a real difference inside the margin)
-    or ``undetermined`` (neither; also when undefined, e.g. one seed).
+    or ``undetermined`` (neither; also when undefined, e.g. one seed).  A
+    zero-spread pair has no TOST p-value (``note`` says so): it is never
+    ``equivalent``.
     ``margin`` is a number or ``{task: margin}`` (:func:`margin_for`; only
     tasks with a pair need one).
     """
@@ -221,7 +246,7 @@ def equivalence(final: Tensor, difference_rows: Sequence[dict], margin: float | 
             task_rows.append({"task": task, "model_a": a, "model_b": b, "mean_diff": d["mean_diff"],
                               "n_seeds": t.n, "margin": mg, "p_lower": t.p_lower, "p_upper": t.p_upper,
                               "p_tost": t.p_value, "p_diff_holm": d["p_holm"],
-                              "pairwise_method": d["method"]})
+                              "pairwise_method": d["method"], "note": t.note})
         adjusted = stats.holm([r["p_tost"] for r in task_rows]) if task_rows else []
         for r, p in zip(task_rows, adjusted):
             r["p_tost_holm"] = float(p)

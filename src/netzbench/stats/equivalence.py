@@ -18,12 +18,12 @@ Equivalence (:math:`|\mu_d| < \delta`) is concluded when
 :func:`scipy.stats.ttest_1samp` (``alternative="greater"`` / ``"less"``).
 
 Edge cases (no exceptions): pairs with a non-finite value are dropped.
-``n < 2`` gives NaN p-values and ``equivalent = False``.  When
-:math:`\hat\sigma_d = 0` (all differences equal to ``c``, including
-``c = 0``; round-off rule as in :mod:`netzbench.stats.paired`) each
-one-sided test is decided exactly: ``p = 0`` if ``c`` lies strictly inside
-the alternative, else ``p = 1`` (``c`` exactly on a margin is *not*
-equivalent).
+``n < 2`` gives NaN p-values and ``equivalent = False``.  Zero spread at the
+metric's resolution (all differences equal, including all zero; rule and
+``resolution`` as in :mod:`netzbench.stats.paired`): the one-sided t tests
+are undefined (:math:`\hat\sigma_d = 0`), so every p-value is NaN,
+``equivalent = False`` and ``note`` says so -- as the difference test, the
+equivalence test never concludes from a zero-spread pair.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from scipy import stats
 
 from ._common import ResultMixin, check_open_unit
-from .paired import paired_differences
+from .paired import RESOLUTION, paired_differences
 
 __all__ = ["TostResult", "tost_paired", "verdict", "VERDICTS"]
 
@@ -59,6 +59,8 @@ class TostResult(ResultMixin):
         Number of pairs kept.
     equivalent : bool
         ``p_value < alpha`` (False when ``p_value`` is NaN).
+    note : str
+        Empty for regular inputs; explains undefined p-values.
     """
 
     p_value: float
@@ -67,9 +69,14 @@ class TostResult(ResultMixin):
     margin: float
     n: int
     equivalent: bool
+    note: str = ""
 
 
-def tost_paired(a, b, margin: float, alpha: float = 0.05) -> TostResult:
+NOTE_FEW = "fewer than 2 paired seeds"
+NOTE_ZERO_SPREAD = "zero spread at the resolution: one-sided t tests undefined, no equivalence concluded"
+
+
+def tost_paired(a, b, margin: float, alpha: float = 0.05, resolution: float = RESOLUTION) -> TostResult:
     """Paired two-one-sided-tests equivalence test of ``a`` and ``b``.
 
     Parameters
@@ -80,6 +87,8 @@ def tost_paired(a, b, margin: float, alpha: float = 0.05) -> TostResult:
         Equivalence margin :math:`\\delta > 0` in metric units.
     alpha : float
         Level for the ``equivalent`` flag.
+    resolution : float
+        Resolution at which differences are compared (:mod:`netzbench.stats.paired`).
 
     Raises
     ------
@@ -90,18 +99,15 @@ def tost_paired(a, b, margin: float, alpha: float = 0.05) -> TostResult:
     if not (margin > 0.0) or not math.isfinite(margin):
         raise ValueError(f"margin must be a positive finite number, got {margin!r}")
     alpha = check_open_unit(alpha, "alpha")
-    pdiff = paired_differences(a, b)
+    pdiff = paired_differences(a, b, resolution)
     n = pdiff.n
     nan = float("nan")
     if pdiff.kind == "few":
-        return TostResult(nan, nan, nan, margin, n, False)
+        return TostResult(nan, nan, nan, margin, n, False, NOTE_FEW)
     if pdiff.kind in ("zero", "constant"):
-        c = pdiff.mean_diff
-        p_lower = 0.0 if c > -margin else 1.0
-        p_upper = 0.0 if c < margin else 1.0
-    else:
-        p_lower = float(stats.ttest_1samp(pdiff.d, -margin, alternative="greater").pvalue)
-        p_upper = float(stats.ttest_1samp(pdiff.d, margin, alternative="less").pvalue)
+        return TostResult(nan, nan, nan, margin, n, False, NOTE_ZERO_SPREAD)
+    p_lower = float(stats.ttest_1samp(pdiff.d, -margin, alternative="greater").pvalue)
+    p_upper = float(stats.ttest_1samp(pdiff.d, margin, alternative="less").pvalue)
     p = max(p_lower, p_upper)
     return TostResult(p, p_lower, p_upper, margin, n, bool(p < alpha))
 

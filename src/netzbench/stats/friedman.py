@@ -24,12 +24,24 @@ Edge cases (no exceptions):
 * ``N == 1``: :math:`\chi^2_F` and its p-value are reported, but the
   Iman–Davenport denominator degrees of freedom :math:`(k-1)(N-1)` are 0, so
   ``iman_davenport_f`` and ``iman_davenport_p`` are NaN.
-* :math:`\chi^2_F = N(k-1)` (every task ranks the models identically, no
-  ties): ``iman_davenport_f = inf`` and ``iman_davenport_p = 0.0``.
+* ``k == 2``: ``iman_davenport_f`` and ``iman_davenport_p`` NaN, with a
+  note.  With two models the Friedman test is the sign test over tasks
+  (:math:`\chi^2_F = (W-L)^2/N` with W wins and L losses: without ties the
+  square of the sign test's normal-approximation z), and the
+  Iman–Davenport F is a t test on the ±1 win signs, infinite (p = 0)
+  whenever one model wins every task -- contradicting the Friedman p
+  (0.157 at N = 2).  It adds nothing at k = 2 and is not reported.
+* :math:`\chi^2_F = N(k-1)` with ``k >= 3`` (every task ranks the models
+  identically, no ties): ``iman_davenport_f = inf``; the F distribution
+  gives no p-value there, so ``iman_davenport_p`` is the exact probability
+  of that agreement under the null (each task's order uniform over the
+  :math:`k!` orders): :math:`(k!)^{1-N}` (not the F tail's 0).  The note
+  says so.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,6 +73,8 @@ class FriedmanResult(ResultMixin):
         N.
     k : int
         Number of models.
+    note : str
+        Empty, or why the Iman–Davenport values are special (see the module docstring).
     """
 
     chi2: float
@@ -70,6 +84,13 @@ class FriedmanResult(ResultMixin):
     iman_davenport_p: float
     n_tasks: int
     k: int
+    note: str = ""
+
+
+NOTE_K2 = ("k = 2: Iman–Davenport not reported (with two models Friedman's test is the sign test over tasks; "
+           "the F correction is a t test on the win signs, infinite whenever one model wins every task)")
+NOTE_CONCORDANT = ("every task ranks the models identically: Iman–Davenport F is infinite and its p-value is "
+                   "the exact probability of that agreement under the null, (k!)^(1-N)")
 
 
 def friedman(ranks) -> FriedmanResult:
@@ -90,13 +111,16 @@ def friedman(ranks) -> FriedmanResult:
     chi2 = max(chi2, 0.0)  # round-off guard: the bracket is a variance, never negative
     p = float(stats.chi2.sf(chi2, df))
 
+    if k == 2:
+        return FriedmanResult(chi2, p, df, nan, nan, n_tasks, k, NOTE_K2)
     if n_tasks == 1:
         return FriedmanResult(chi2, p, df, nan, nan, n_tasks, k)
     full = n_tasks * (k - 1.0)
     denom = full - chi2
     if denom <= 1e-12 * full:
-        f_stat, f_p = float("inf"), 0.0
-    else:
-        f_stat = (n_tasks - 1.0) * chi2 / denom
-        f_p = float(stats.f.sf(f_stat, df, df * (n_tasks - 1)))
+        # log-space: (k!)^(1-N) underflows to 0 only below ~1e-308, where it is 0 to double precision
+        exact = math.exp((1 - n_tasks) * math.lgamma(k + 1))
+        return FriedmanResult(chi2, p, df, math.inf, exact, n_tasks, k, NOTE_CONCORDANT)
+    f_stat = (n_tasks - 1.0) * chi2 / denom
+    f_p = float(stats.f.sf(f_stat, df, df * (n_tasks - 1)))
     return FriedmanResult(chi2, p, df, float(f_stat), f_p, n_tasks, k)

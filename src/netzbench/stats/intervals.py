@@ -28,10 +28,18 @@ and ``n`` counts the finite values that remain.
   silent zero-width one.
 * all values equal (``n >= 2``): ``std = sem = 0`` and the interval is the
   single point ``[mean, mean]`` (zero width here is a property of the data).
+
+Bounded metrics.  ``bounds=(lower, upper)`` is the metric's range (accuracy,
+AUC, AP, F1 in [0, 1]; ±inf for an open end).  The symmetric t interval can
+leave it (three accuracies near 1 give ``hi > 1``); ``lo`` and ``hi`` are then
+clipped to the range and ``clipped = True`` flags the cell.  ``half_width``
+is not clipped: it stays the method's precision measure (``t·sem``).  The
+percentile bootstrap of a mean never leaves the range of its values.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,7 +47,7 @@ from scipy import stats
 
 from ._common import ResultMixin, as_1d_float, check_open_unit
 
-__all__ = ["Interval", "t_interval", "bootstrap_interval", "interval", "INTERVAL_METHODS"]
+__all__ = ["Interval", "t_interval", "bootstrap_interval", "interval", "clip_interval", "INTERVAL_METHODS"]
 
 INTERVAL_METHODS = ("t", "bootstrap")
 
@@ -69,6 +77,8 @@ class Interval(ResultMixin):
         Number of finite values used.
     method : str
         ``"t"`` or ``"bootstrap"``.
+    clipped : bool
+        ``lo`` or ``hi`` was clipped to the metric's ``bounds``.
     """
 
     mean: float
@@ -79,6 +89,7 @@ class Interval(ResultMixin):
     sem: float
     n: int
     method: str
+    clipped: bool = False
 
 
 def _finite(values) -> np.ndarray:
@@ -105,7 +116,28 @@ def _spread(x: np.ndarray) -> tuple[float, float, float]:
     return mean, std, std / float(np.sqrt(x.size))
 
 
-def t_interval(values, ci: float = 0.95) -> Interval:
+def _check_bounds(bounds) -> tuple[float, float] | None:
+    if bounds is None:
+        return None
+    lower, upper = (float(v) for v in bounds)
+    if not lower < upper:
+        raise ValueError(f"bounds must be (lower, upper) with lower < upper, got {bounds!r}")
+    return lower, upper
+
+
+def clip_interval(iv: Interval, bounds) -> Interval:
+    """``iv`` with ``lo``/``hi`` clipped to ``bounds = (lower, upper)`` and ``clipped`` set when that
+    changed a bound (NaN bounds stay NaN; ``bounds=None`` returns ``iv``)."""
+    b = _check_bounds(bounds)
+    if b is None or not (np.isfinite(iv.lo) and np.isfinite(iv.hi)):
+        return iv
+    lo, hi = min(max(iv.lo, b[0]), b[1]), max(min(iv.hi, b[1]), b[0])
+    if lo == iv.lo and hi == iv.hi:
+        return iv
+    return dataclasses.replace(iv, lo=float(lo), hi=float(hi), clipped=True)
+
+
+def t_interval(values, ci: float = 0.95, bounds=None) -> Interval:
     r"""Student-t confidence interval for the mean.
 
     .. math:: \bar x \pm t_{(1+c)/2,\; n-1}\cdot \hat\sigma/\sqrt n
@@ -116,6 +148,8 @@ def t_interval(values, ci: float = 0.95) -> Interval:
         Per-seed values; non-finite entries are dropped.
     ci : float
         Confidence level in (0, 1).
+    bounds : (float, float), optional
+        The metric's range: bounds outside it are clipped and flagged.
 
     Returns
     -------
@@ -123,13 +157,15 @@ def t_interval(values, ci: float = 0.95) -> Interval:
         ``method == "t"``.  See the module docstring for ``n < 2``.
     """
     ci = check_open_unit(ci, "ci")
+    _check_bounds(bounds)
     x = _finite(values)
     deg = _degenerate(x, "t")
     if deg is not None:
         return deg
     mean, std, sem = _spread(x)
     h = float(stats.t.ppf(0.5 + ci / 2.0, x.size - 1)) * sem
-    return Interval(mean, float(mean - h), float(mean + h), float(h), std, sem, int(x.size), "t")
+    return clip_interval(Interval(mean, float(mean - h), float(mean + h), float(h), std, sem, int(x.size), "t"),
+                         bounds)
 
 
 def _resampled_means(x: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
@@ -143,7 +179,7 @@ def _resampled_means(x: np.ndarray, n_resamples: int, rng: np.random.Generator) 
     return out
 
 
-def bootstrap_interval(values, ci: float = 0.95, n_resamples: int = 10_000, seed=0) -> Interval:
+def bootstrap_interval(values, ci: float = 0.95, n_resamples: int = 10_000, seed=0, bounds=None) -> Interval:
     r"""Percentile-bootstrap confidence interval for the mean.
 
     Draws ``n_resamples`` resamples of the ``n`` finite values with
@@ -159,9 +195,12 @@ def bootstrap_interval(values, ci: float = 0.95, n_resamples: int = 10_000, seed
     The result is a deterministic function of ``(values, ci, n_resamples,
     seed)`` for an integer ``seed``; ``seed=None`` draws fresh entropy.
 
-    ``n < 2`` gives NaN bounds (see the module docstring).
+    ``n < 2`` gives NaN bounds (see the module docstring).  ``bounds`` as in
+    :func:`t_interval` (the percentile interval of means stays within the
+    values' range, so it is clipped only when values lie outside ``bounds``).
     """
     ci = check_open_unit(ci, "ci")
+    _check_bounds(bounds)
     n_resamples = int(n_resamples)
     if n_resamples < 1:
         raise ValueError(f"n_resamples must be >= 1, got {n_resamples}")
@@ -175,18 +214,21 @@ def bootstrap_interval(values, ci: float = 0.95, n_resamples: int = 10_000, seed
     else:
         means = _resampled_means(x, n_resamples, np.random.default_rng(seed))
         lo, hi = (float(q) for q in np.percentile(means, [50.0 * (1.0 - ci), 50.0 * (1.0 + ci)]))
-    return Interval(mean, float(lo), float(hi), float((hi - lo) / 2.0), std, sem, int(x.size), "bootstrap")
+    return clip_interval(Interval(mean, float(lo), float(hi), float((hi - lo) / 2.0), std, sem, int(x.size),
+                                  "bootstrap"), bounds)
 
 
-def interval(values, ci: float = 0.95, method: str = "t", n_resamples: int = 10_000, seed=0) -> Interval:
+def interval(values, ci: float = 0.95, method: str = "t", n_resamples: int = 10_000, seed=0,
+             bounds=None) -> Interval:
     """Dispatch to :func:`t_interval` (``method="t"``) or
     :func:`bootstrap_interval` (``method="bootstrap"``).
 
-    ``n_resamples`` and ``seed`` are used only by the bootstrap.  An unknown
-    ``method`` raises ``ValueError`` naming the valid choices.
+    ``n_resamples`` and ``seed`` are used only by the bootstrap; ``bounds`` is
+    the metric's range (clipped and flagged).  An unknown ``method`` raises
+    ``ValueError`` naming the valid choices.
     """
     if method == "t":
-        return t_interval(values, ci=ci)
+        return t_interval(values, ci=ci, bounds=bounds)
     if method == "bootstrap":
-        return bootstrap_interval(values, ci=ci, n_resamples=n_resamples, seed=seed)
+        return bootstrap_interval(values, ci=ci, n_resamples=n_resamples, seed=seed, bounds=bounds)
     raise ValueError(f"unknown interval method {method!r}; valid choices: {', '.join(INTERVAL_METHODS)}")

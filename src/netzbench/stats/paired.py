@@ -17,9 +17,21 @@ such as MAE a negative difference means ``a`` is better).
 ``method="wilcoxon"`` uses :func:`scipy.stats.wilcoxon` with its defaults
 (two-sided, ``zero_method="wilcox"`` i.e. zero differences are discarded,
 ``method="auto"``: the exact null distribution for ``n <= 50`` without
-ties/zeros, exact permutation for ``n <= 13`` with ties/zeros).  For the
-Wilcoxon test ``statistic`` is scipy's two-sided statistic
-:math:`\min(W^+, W^-)`.
+ties/zeros, exact permutation for ``n <= 13`` with ties/zeros) on the
+differences rounded to the resolution (below), so that differences equal at
+the metric's resolution are exact ties or exact zeros.  For the Wilcoxon
+test ``statistic`` is scipy's two-sided statistic :math:`\min(W^+, W^-)`.
+
+Resolution
+----------
+Values are compared at the metric's resolution ``resolution`` (default
+:data:`RESOLUTION` = 1e-6, in metric units).  The run records store float32
+values, exact to about :math:`2^{-24}|x|` each, so a spread of differences up
+to :math:`2^{-22}\max|x|` can be rounding alone; the resolution in effect is
+``unit = max(resolution, 2**-22 * max(|a|, |b|))`` (1e-6 for metrics in
+[0, 1]).  The differences have *zero spread* when
+``max(d) - min(d) <= unit``: identical differences of 0.6 that differ by
+1e-8 in float32 noise are one constant difference, not ``t ~ 1e7``.
 
 Degenerate inputs give defined answers (never an exception):
 
@@ -29,20 +41,18 @@ case                          result
 ``n < 2``                     ``p_value``, ``statistic``, ``sigma_d``, ``cohens_dz`` NaN
                               (``mean_diff`` is the single difference when ``n == 1``),
                               note ``"fewer than 2 paired seeds"``.
-all differences zero          ``mean_diff = sigma_d = 0``, ``cohens_dz`` NaN (0/0),
-                              ``statistic`` NaN, ``p_value = 1.0``,
-                              note ``"all differences zero"``.
-constant nonzero difference   ``sigma_d = 0``, ``cohens_dz = ±inf``.  ``t``:
-                              ``statistic = ±inf``, ``p_value = 0.0``.  ``wilcoxon``:
-                              scipy's answer on the constant differences (all of one
-                              sign, e.g. ``2/2**n`` exactly at small n).  The note says so.
+all differences zero          zero spread and ``mean(d)`` rounds to 0 at ``unit``:
+                              ``mean_diff = sigma_d = 0``, ``cohens_dz``, ``statistic``
+                              and ``p_value`` NaN (no test: an undefined p-value stays
+                              out of the Holm family), ``degenerate = True``.
+constant nonzero difference   zero spread otherwise: ``sigma_d = 0``, ``cohens_dz = ±inf``,
+                              ``degenerate = True``.  The t test is undefined (0/0 noise
+                              is not evidence): ``p_value`` is the exact two-sided sign
+                              test, :math:`\min(1, 2^{1-n})`, for both methods (with every
+                              difference of one sign and all tied, the Wilcoxon test *is*
+                              the sign test); ``statistic`` NaN for ``t``, 0 for
+                              ``wilcoxon``.  The note says so.
 ============================  ==========================================================
-
-"All differences zero / constant" is decided up to floating-point round-off:
-if the spread ``max(d) - min(d)`` is at most ``64·eps·max(|a|, |b|)`` (the
-size of the rounding error of ``a - b`` itself) the differences are treated
-as exactly constant, so ``[0.81, 0.82] - [0.71, 0.72]`` counts as a constant
-difference of ``0.1`` instead of producing ``t ~ 1e15`` from rounding noise.
 """
 
 from __future__ import annotations
@@ -55,23 +65,29 @@ from scipy import stats
 
 from ._common import ResultMixin, as_1d_float
 
-__all__ = ["PairedResult", "paired_test", "paired_differences", "PAIRED_METHODS"]
+__all__ = ["PairedResult", "paired_test", "paired_differences", "at_resolution", "sign_test_p",
+           "PAIRED_METHODS", "RESOLUTION"]
 
 PAIRED_METHODS = ("t", "wilcoxon")
 
-NOTE_FEW = "fewer than 2 paired seeds"
-NOTE_ZERO = "all differences zero"
-NOTE_CONST_T = "constant nonzero difference (sigma_d = 0): t = ±inf, p = 0"
-NOTE_CONST_W = "constant nonzero difference (sigma_d = 0): cohens_dz = ±inf, p from scipy.stats.wilcoxon"
+#: resolution (metric units) at which paired values are compared; see the module docstring
+RESOLUTION = 1e-6
+# float32 keeps 24 significant bits: each value is off by up to 2**-24 |x|, a difference by twice
+# that, the spread of two differences by four times.
+_FLOAT32_SPREAD = 2.0 ** -22
 
-_ROUNDOFF_ULPS = 64.0
+NOTE_FEW = "fewer than 2 paired seeds"
+NOTE_ZERO = "all differences zero at the resolution: no test (p undefined, left out of Holm)"
+NOTE_CONST = "zero spread at the resolution (constant difference): t test undefined, p from the exact sign test"
 
 
 class PairedDifferences(NamedTuple):
     """Cleaned paired differences (internal helper result).
 
     ``kind`` is one of ``"few"`` (n < 2), ``"zero"`` (all differences zero),
-    ``"constant"`` (constant nonzero difference) or ``"ok"``.
+    ``"constant"`` (constant nonzero difference) or ``"ok"``; ``unit`` is the
+    resolution in effect and ``n_nonzero`` the number of differences that do
+    not round to zero at it (what the Wilcoxon test keeps).
     """
 
     a: np.ndarray
@@ -81,15 +97,37 @@ class PairedDifferences(NamedTuple):
     mean_diff: float
     sigma_d: float
     kind: str
+    unit: float
+    n_nonzero: int
 
 
-def paired_differences(a, b) -> PairedDifferences:
+def at_resolution(d, unit: float) -> np.ndarray:
+    """``d`` rounded to the nearest multiple of ``unit`` (equal multiples are exactly equal floats)."""
+    return np.rint(np.asarray(d, dtype=float) / unit) * unit
+
+
+def sign_test_p(n_positive: int, n: int) -> float:
+    """Exact two-sided sign test (:func:`scipy.stats.binomtest`, p = 1/2); NaN when ``n == 0``."""
+    return float(stats.binomtest(int(n_positive), int(n), 0.5).pvalue) if n > 0 else float("nan")
+
+
+def _check_resolution(resolution: float) -> float:
+    resolution = float(resolution)
+    if not (resolution > 0.0) or not np.isfinite(resolution):
+        raise ValueError(f"resolution must be a positive finite number, got {resolution!r}")
+    return resolution
+
+
+def paired_differences(a, b, resolution: float = RESOLUTION) -> PairedDifferences:
     """Drop pairs where either value is non-finite and summarise ``d = a - b``.
 
     Raises ``ValueError`` when ``a`` and ``b`` are not 1-D arrays of the same
-    length.  See the module docstring for the round-off rule that classifies
-    differences as zero / constant.
+    length, or ``resolution`` is not positive.  See the module docstring for
+    the resolution rule that classifies differences as zero / constant.
+    ``mean_diff`` and ``sigma_d`` of regular (``"ok"``) differences are those
+    of the unrounded values.
     """
+    resolution = _check_resolution(resolution)
     a = as_1d_float(a, "a")
     b = as_1d_float(b, "b")
     if a.shape != b.shape:
@@ -99,18 +137,19 @@ def paired_differences(a, b) -> PairedDifferences:
     d = a - b
     n = int(d.size)
     nan = float("nan")
+    scale = float(max(np.max(np.abs(a)), np.max(np.abs(b)))) if n else 0.0
+    unit = max(resolution, _FLOAT32_SPREAD * scale)
+    n_nonzero = int(np.count_nonzero(at_resolution(d, unit)))
     if n == 0:
-        return PairedDifferences(a, b, d, 0, nan, nan, "few")
+        return PairedDifferences(a, b, d, 0, nan, nan, "few", unit, 0)
     if n == 1:
-        return PairedDifferences(a, b, d, 1, float(d[0]), nan, "few")
-    scale = float(max(np.max(np.abs(a)), np.max(np.abs(b))))
-    tol = _ROUNDOFF_ULPS * np.finfo(float).eps * scale
-    if float(np.max(np.abs(d))) <= tol:
-        return PairedDifferences(a, b, np.zeros(n), n, 0.0, 0.0, "zero")
-    if float(np.ptp(d)) <= tol:
+        return PairedDifferences(a, b, d, 1, float(d[0]), nan, "few", unit, n_nonzero)
+    if float(np.ptp(d)) <= unit:
         m = float(np.mean(d))
-        return PairedDifferences(a, b, np.full(n, m), n, m, 0.0, "constant")
-    return PairedDifferences(a, b, d, n, float(np.mean(d)), float(np.std(d, ddof=1)), "ok")
+        if np.rint(m / unit) == 0.0:
+            return PairedDifferences(a, b, np.zeros(n), n, 0.0, 0.0, "zero", unit, 0)
+        return PairedDifferences(a, b, np.full(n, m), n, m, 0.0, "constant", unit, n)
+    return PairedDifferences(a, b, d, n, float(np.mean(d)), float(np.std(d, ddof=1)), "ok", unit, n_nonzero)
 
 
 @dataclass(frozen=True)
@@ -135,6 +174,9 @@ class PairedResult(ResultMixin):
         ``"t"`` or ``"wilcoxon"``.
     note : str
         Empty for regular inputs; explains degenerate cases.
+    degenerate : bool
+        The differences have zero spread at the resolution (all zero or
+        constant): the t test is undefined.
     """
 
     mean_diff: float
@@ -145,38 +187,37 @@ class PairedResult(ResultMixin):
     n: int
     method: str
     note: str
+    degenerate: bool = False
 
 
-def paired_test(a, b, method: str = "t") -> PairedResult:
+def paired_test(a, b, method: str = "t", resolution: float = RESOLUTION) -> PairedResult:
     """Two-sided paired test of ``a`` against ``b`` (seed-aligned 1-D arrays).
 
     Pairs where either value is NaN (or ±inf) are dropped; ``n`` is the
     number of pairs kept.  ``method`` is ``"t"`` (:func:`scipy.stats.ttest_rel`)
-    or ``"wilcoxon"`` (:func:`scipy.stats.wilcoxon`, exact null at small n).
-    Degenerate inputs are documented in the module docstring.  An unknown
-    ``method`` raises ``ValueError``.
+    or ``"wilcoxon"`` (:func:`scipy.stats.wilcoxon` on the differences rounded
+    to ``resolution``, exact null at small n).  Degenerate inputs are
+    documented in the module docstring.  An unknown ``method`` raises
+    ``ValueError``.
     """
     if method not in PAIRED_METHODS:
         raise ValueError(f"unknown paired method {method!r}; valid choices: {', '.join(PAIRED_METHODS)}")
-    pdiff = paired_differences(a, b)
+    pdiff = paired_differences(a, b, resolution)
     n, mean_diff, sigma_d = pdiff.n, pdiff.mean_diff, pdiff.sigma_d
     nan = float("nan")
 
     if pdiff.kind == "few":
         return PairedResult(mean_diff, nan, nan, nan, nan, n, method, NOTE_FEW)
     if pdiff.kind == "zero":
-        return PairedResult(0.0, 0.0, nan, nan, 1.0, n, method, NOTE_ZERO)
-
+        return PairedResult(0.0, 0.0, nan, nan, nan, n, method, NOTE_ZERO, True)
     if pdiff.kind == "constant":
         dz = float(np.copysign(np.inf, mean_diff))
-        if method == "t":
-            return PairedResult(mean_diff, 0.0, dz, dz, 0.0, n, method, NOTE_CONST_T)
-        res = stats.wilcoxon(pdiff.d)
-        return PairedResult(mean_diff, 0.0, dz, float(res.statistic), float(res.pvalue), n, method, NOTE_CONST_W)
+        p = sign_test_p(n if mean_diff > 0 else 0, n)
+        return PairedResult(mean_diff, 0.0, dz, nan if method == "t" else 0.0, p, n, method, NOTE_CONST, True)
 
     dz = mean_diff / sigma_d
     if method == "t":
         res = stats.ttest_rel(pdiff.a, pdiff.b)
     else:
-        res = stats.wilcoxon(pdiff.d)
+        res = stats.wilcoxon(at_resolution(pdiff.d, pdiff.unit))
     return PairedResult(mean_diff, sigma_d, dz, float(res.statistic), float(res.pvalue), n, method, "")

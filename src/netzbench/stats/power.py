@@ -14,7 +14,12 @@ For :math:`n` seed-aligned pairs with difference standard deviation
   non-centrality :math:`\lambda = \bar d/(\hat\sigma_d/\sqrt n)`:
 
   .. math:: P = \Pr(T'_{\nu,\lambda} > t_{\nu,1-\alpha/2})
-              + \Pr(T'_{\nu,\lambda} < -t_{\nu,1-\alpha/2});
+              + \Pr(T'_{\nu,\lambda} < -t_{\nu,1-\alpha/2}),
+
+  both tails as survival functions, :math:`\Pr(T'_{\nu,|\lambda|} > t) +
+  \Pr(T'_{\nu,-|\lambda|} > t)`: ``scipy.stats.nct.cdf`` returns NaN for
+  large non-centrality (e.g. :math:`\nu = 9, \lambda = 9.4`) where the
+  survival function stays accurate, and a NaN is reported, never hidden;
 
 * ``detectable``: :math:`|\bar d| \ge \mathrm{MDE}(n)`;
 * ``seeds_needed[e]``: the smallest :math:`n' \in [2, 10000]` with
@@ -25,14 +30,14 @@ Edge cases (no exceptions):
 
 * ``n < 2``: ``mde``, ``observed_power``, ``sigma_d`` NaN,
   ``detectable = False``, every ``seeds_needed`` value ``None``.
-* :math:`\hat\sigma_d = 0` (constant differences, see
-  :mod:`netzbench.stats.paired` for the round-off rule): ``mde = 0``,
-  ``seeds_needed = 2`` for every effect; ``observed_power = 1`` when
-  :math:`\bar d \ne 0`.
-* :math:`\bar d = 0` (including identical models): :math:`\lambda = 0` so
+* zero spread at the resolution (all differences zero or constant, see
+  :mod:`netzbench.stats.paired`): the t test is undefined and so are its
+  MDE and power: ``mde``, ``observed_power`` NaN, ``sigma_d = 0``,
+  ``detectable = False``, every ``seeds_needed`` value ``None``,
+  ``degenerate = True``.
+* :math:`\bar d = 0` with spread: :math:`\lambda = 0` so
   ``observed_power = alpha`` (the rejection rate under the null), and
-  ``detectable = False`` -- there is no effect to detect, even when
-  ``mde == 0``.
+  ``detectable = False`` -- there is no effect to detect.
 """
 
 from __future__ import annotations
@@ -43,9 +48,9 @@ import numpy as np
 from scipy import stats
 
 from ._common import ResultMixin, check_open_unit
-from .paired import paired_differences
+from .paired import RESOLUTION, paired_differences
 
-__all__ = ["PowerResult", "paired_power", "mde", "MAX_SEEDS"]
+__all__ = ["PowerResult", "paired_power", "mde", "observed_power", "MAX_SEEDS"]
 
 MAX_SEEDS = 10_000
 
@@ -68,6 +73,8 @@ class PowerResult(ResultMixin):
         Number of pairs kept.
     sigma_d : float
         ``std(a - b, ddof=1)``.
+    degenerate : bool
+        Zero spread at the resolution: the t test and its power are undefined.
     """
 
     mde: float
@@ -76,6 +83,7 @@ class PowerResult(ResultMixin):
     seeds_needed: dict
     n: int
     sigma_d: float
+    degenerate: bool = False
 
 
 def mde(sigma_d: float, n, alpha: float = 0.05, power: float = 0.8):
@@ -91,19 +99,27 @@ def mde(sigma_d: float, n, alpha: float = 0.05, power: float = 0.8):
     return float(out) if np.ndim(out) == 0 else out
 
 
-def _observed_power(mean_diff: float, sigma_d: float, n: int, alpha: float) -> float:
+def observed_power(mean_diff: float, sigma_d: float, n: int, alpha: float = 0.05) -> float:
+    r"""Power of the two-sided paired t test at non-centrality :math:`\bar d/(\sigma_d/\sqrt n)`.
+
+    Both tails are survival functions of the non-central t (the power is
+    symmetric in the sign of the effect): accurate for any effect, where
+    ``nct.cdf`` returns NaN.  ``mean_diff == 0`` gives ``alpha``; ``n < 2``
+    or ``sigma_d`` not positive gives NaN.  A NaN from scipy stays NaN.
+    """
+    if n < 2 or not (sigma_d > 0.0):
+        return float("nan")
     if mean_diff == 0.0:
         return alpha
-    if sigma_d == 0.0:
-        return 1.0
     df = n - 1
-    nc = mean_diff / (sigma_d / np.sqrt(n))
+    nc = abs(mean_diff) / (sigma_d / np.sqrt(n))
     tcrit = stats.t.ppf(1.0 - alpha / 2.0, df)
-    p = stats.nct.sf(tcrit, df, nc) + stats.nct.cdf(-tcrit, df, nc)
-    return float(min(1.0, max(0.0, p)))
+    p = float(stats.nct.sf(tcrit, df, nc) + stats.nct.sf(tcrit, df, -nc))
+    return min(1.0, p) if np.isfinite(p) else float("nan")
 
 
-def paired_power(a, b, alpha: float = 0.05, power: float = 0.8, effects=(0.02, 0.01, 0.005)) -> PowerResult:
+def paired_power(a, b, alpha: float = 0.05, power: float = 0.8, effects=(0.02, 0.01, 0.005),
+                 resolution: float = RESOLUTION) -> PowerResult:
     """Power analysis of the paired t test of ``a`` vs ``b`` (see module docstring).
 
     Parameters
@@ -116,6 +132,8 @@ def paired_power(a, b, alpha: float = 0.05, power: float = 0.8, effects=(0.02, 0
         Target power in (0, 1) used for ``mde`` and ``seeds_needed``.
     effects : iterable of float
         Positive effect sizes (in metric units) for ``seeds_needed``.
+    resolution : float
+        Resolution at which differences are compared (:mod:`netzbench.stats.paired`).
 
     Raises
     ------
@@ -128,24 +146,23 @@ def paired_power(a, b, alpha: float = 0.05, power: float = 0.8, effects=(0.02, 0
     if any(not (e > 0.0) or not np.isfinite(e) for e in effects):
         raise ValueError(f"effects must be positive finite numbers, got {effects}")
 
-    pdiff = paired_differences(a, b)
+    pdiff = paired_differences(a, b, resolution)
     n, mean_diff, sigma_d = pdiff.n, pdiff.mean_diff, pdiff.sigma_d
     nan = float("nan")
 
-    if n < 2:
+    if pdiff.kind == "few":
         return PowerResult(nan, nan, False, {e: None for e in effects}, n, nan)
+    if pdiff.kind in ("zero", "constant"):
+        return PowerResult(nan, nan, False, {e: None for e in effects}, n, 0.0, True)
 
     m = mde(sigma_d, n, alpha, power)
-    obs = _observed_power(mean_diff, sigma_d, n, alpha)
+    obs = observed_power(mean_diff, sigma_d, n, alpha)
     detectable = bool(mean_diff != 0.0 and abs(mean_diff) >= m)
 
-    if sigma_d == 0.0:
-        needed = {e: 2 for e in effects}
-    else:
-        grid = np.arange(2, MAX_SEEDS + 1)
-        curve = mde(sigma_d, grid, alpha, power)
-        needed = {}
-        for e in effects:
-            hit = np.flatnonzero(curve <= e)
-            needed[e] = int(grid[hit[0]]) if hit.size else None
+    grid = np.arange(2, MAX_SEEDS + 1)
+    curve = mde(sigma_d, grid, alpha, power)
+    needed = {}
+    for e in effects:
+        hit = np.flatnonzero(curve <= e)
+        needed[e] = int(grid[hit[0]]) if hit.size else None
     return PowerResult(float(m), obs, detectable, needed, n, sigma_d)

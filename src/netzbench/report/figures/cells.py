@@ -21,13 +21,15 @@ from matplotlib.transforms import blended_transform_factory
 
 from ..series import metric_label as series_label
 from ..within_task import nested_summary
-from .common import (FS, FS_SMALL, RC, cell_bounds, collect_models, error_lengths, grid_shape, model_colors,
-                     new_figure, panel_axes, text_width_in)
+from ..series import metric_range
+from .common import (FS, FS_SMALL, RC, cell_bounds, clamp_to_range, collect_models, error_lengths, grid_shape,
+                     model_colors, new_figure, panel_axes, range_spine, text_width_in)
 
 
 def plot_bars(
     summary: Mapping[str, Mapping[str, Mapping[str, float]]],
     metric_label: Mapping[str, str] | None = None,
+    ranges: Mapping[str, tuple[float, float]] | None = None,
 ) -> Figure:
     """Mean ± CI per (task, model) as bars, one panel per task.
 
@@ -38,6 +40,8 @@ def plot_bars(
     key) keeps its slot, left empty and annotated "missing", so panels stay
     aligned.  Metrics differ between tasks (the y-label comes from
     ``metric_label[task]``): compare bars within a panel, never across panels.
+    ``ranges[task] = (lower, upper)`` is the metric's range: the value axis
+    stays inside it (no accuracy axis running past 1).
     """
     if not summary:
         raise ValueError("summary is empty")
@@ -47,6 +51,7 @@ def plot_bars(
         raise ValueError("summary has no models")
     colors = model_colors(models)
     metric_label = metric_label or {}
+    ranges = ranges or {}
     m = len(models)
     name_w = max(text_width_in(n, FS_SMALL) for n in models)
     nrows, ncols = grid_shape(len(tasks))
@@ -76,6 +81,7 @@ def plot_bars(
             ax.set_title(str(task))
             ax.set_ylabel(metric_label.get(task, ""))
             ax.tick_params(axis="x", length=0)
+            clamp_to_range(ax, "y", ranges.get(task))
     return fig
 
 
@@ -83,6 +89,7 @@ def plot_forest(
     summary: Mapping[str, Mapping[str, Mapping[str, float]]],
     metric_label: Mapping[str, str] | None = None,
     direction: Mapping[str, str] | None = None,
+    ranges: Mapping[str, tuple[float, float]] | None = None,
 ) -> Figure:
     """Forest plot: one panel per task, one row per model, point = mean, line = CI.
 
@@ -96,6 +103,8 @@ def plot_forest(
     cells (NaN mean) are annotated "missing".  How to read it: overlapping CIs
     are *not* a test -- use the pairwise figures for significance -- but a
     best model whose CI is far from the others' is a robust winner.
+    ``ranges[task] = (lower, upper)``: the metric axis stays inside the
+    metric's range (marks at its edge are drawn whole).
     """
     if not summary:
         raise ValueError("summary is empty")
@@ -104,6 +113,7 @@ def plot_forest(
     colors = model_colors(models)
     metric_label = metric_label or {}
     direction = direction or {}
+    ranges = ranges or {}
     m = len(models)
     name_w = max(text_width_in(n, FS_SMALL, "bold") for n in models)
     heights = [0.27 * m + 0.95 for _ in tasks]
@@ -131,11 +141,12 @@ def plot_forest(
                 if i in best:
                     ax.axhspan(i - 0.45, i + 0.45, color="#000000", alpha=0.07, lw=0, gid="best")
                 if np.isfinite(lo) and np.isfinite(hi):
-                    ax.add_line(Line2D([lo, hi], [i, i], color=colors[model], lw=2.0, solid_capstyle="butt"))
+                    ax.add_line(Line2D([lo, hi], [i, i], color=colors[model], lw=2.0, solid_capstyle="butt",
+                                       clip_on=False))
                 ax.add_line(
                     Line2D([mean], [i], marker="D" if i in best else "o", markersize=7.5 if i in best else 5.5,
                            color=colors[model], markeredgecolor="black", markeredgewidth=0.7,
-                           linestyle="none", zorder=3)
+                           linestyle="none", zorder=3, clip_on=False)
                 )
             ax.autoscale_view()
             ax.set_yticks(np.arange(m), models)
@@ -144,6 +155,7 @@ def plot_forest(
                     lab.set_fontweight("bold")
             ax.set_ylim(m - 0.5, -0.5)
             ax.margins(x=0.08)
+            clamp_to_range(ax, "x", ranges.get(task))
             arrow = "↑ better" if d == "higher" else "↓ better"
             ax.set_title(f"{task}  ({arrow})", loc="left")
             ax.set_xlabel(metric_label.get(task, ""))
@@ -160,6 +172,7 @@ def plot_dashboard(
     direction: Mapping[str, str] | None = None,
     models: Sequence[str] | None = None,
     title: str | None = None,
+    ranges: Mapping[str, tuple[float, float]] | None = None,
 ) -> Figure:
     """Cross-category dashboard: one panel per research category.
 
@@ -176,12 +189,16 @@ def plot_dashboard(
 
     How to read it: compare bars *within* a task group only; metrics differ
     between tasks (accuracy, AUC, MAE) and are not commensurable across
-    panels -- the across-task comparison is the CD diagram.
+    panels -- the across-task comparison is the CD diagram.  With
+    ``ranges[task] = (lower, upper)`` the value axis of a panel is drawn only
+    over the range its tasks' metrics can take (headroom above it holds the
+    ``★`` marks, without ticks).
     """
     if not panels:
         raise ValueError("panels is empty")
     metric_label = metric_label or {}
     direction = direction or {}
+    ranges = ranges or {}
     if models is None:
         models = []
         for by_task in panels.values():
@@ -257,6 +274,9 @@ def plot_dashboard(
                 ax.set_ylim(min(lo_y, 0.0), max(tops) * 1.12 if max(tops) > 0 else 1.0)
             ax.set_title(str(cat))
             ax.tick_params(axis="x", length=0)
+            bounds = [ranges[t] for t in tasks if t in ranges]
+            if bounds and len(bounds) == len(tasks):
+                range_spine(ax, (min(b[0] for b in bounds), max(b[1] for b in bounds)))
             ax.grid(axis="y", color="#EEEEEE", lw=0.6)
             ax.set_axisbelow(True)
         handles = [Rectangle((0, 0), 1, 1, facecolor=colors[mm], edgecolor="black", lw=0.5, label=mm)
@@ -286,14 +306,19 @@ def _directions(report) -> dict[str, str]:
     return {t: i.direction for t, i in report.task_info.items()}
 
 
+def _ranges(report) -> dict[str, tuple[float, float]]:
+    return {t: metric_range(i.metric) for t, i in report.task_info.items()}
+
+
 def bars_figure(report) -> Figure:
     """Grouped bars of ``report``: one panel per task with results."""
-    return plot_bars(_present_cells(report), metric_label=_metric_labels(report))
+    return plot_bars(_present_cells(report), metric_label=_metric_labels(report), ranges=_ranges(report))
 
 
 def forest_figure(report) -> Figure:
     """Forest plot of ``report``: one panel per task with results, best highlighted."""
-    return plot_forest(_present_cells(report), metric_label=_metric_labels(report), direction=_directions(report))
+    return plot_forest(_present_cells(report), metric_label=_metric_labels(report), direction=_directions(report),
+                       ranges=_ranges(report))
 
 
 def dashboard_figure(report, title: str | None = None) -> Figure:
@@ -306,4 +331,4 @@ def dashboard_figure(report, title: str | None = None) -> Figure:
     labels = {t: series_label(i.metric).replace("test ", "") for t, i in report.task_info.items()}
     ci = f"{report.ci:.0%} {'t' if report.ci_method == 't' else 'bootstrap'}-CI"
     return plot_dashboard(panels, metric_label=labels, direction=_directions(report), models=report.models,
-                          title=title or f"Per-category results: mean ± {ci} over seeds")
+                          title=title or f"Per-category results: mean ± {ci} over seeds", ranges=_ranges(report))

@@ -150,6 +150,34 @@ def error_lengths(mean: float, lo: float, hi: float) -> tuple[float, float] | No
     return max(mean - lo, 0.0), max(hi - mean, 0.0)
 
 
+def clamp_to_range(ax, axis: str, bounds: tuple[float, float] | None) -> None:
+    """Keep the ``axis`` (``"x"`` or ``"y"``) limits of ``ax`` inside the metric's range ``bounds = (lower,
+    upper)`` (±inf for an open end; None: no range).  Intervals are clipped to the range, so autoscaling
+    margins past it would only show values the metric cannot take (an accuracy axis running to 1.05)."""
+    if bounds is None:
+        return
+    get, put = (ax.get_xlim, ax.set_xlim) if axis == "x" else (ax.get_ylim, ax.set_ylim)
+    lo, hi = get()
+    new_lo, new_hi = max(lo, bounds[0]), min(hi, bounds[1])
+    if (new_lo, new_hi) != (lo, hi) and new_lo < new_hi:
+        put(new_lo, new_hi)
+
+
+def range_spine(ax, bounds: tuple[float, float] | None) -> None:
+    """Draw the y axis (spine and ticks) only over the part of the view inside ``bounds``, leaving any
+    headroom above it (room for annotations) without ticks the metric cannot take."""
+    if bounds is None:
+        return
+    lo, hi = ax.get_ylim()
+    top, bottom = min(hi, bounds[1]), max(lo, bounds[0])
+    if (bottom, top) == (lo, hi) or not bottom < top:
+        return
+    ticks = [t for t in ax.get_yticks() if bottom - 1e-9 <= t <= top + 1e-9]
+    ax.set_yticks(ticks)
+    ax.set_ylim(lo, hi)
+    ax.spines["left"].set_bounds(bottom, top)
+
+
 def save_figure(
     fig: Figure,
     path: str | pathlib.Path,

@@ -15,15 +15,16 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from ..series import metric_label
-from .common import (FS_SMALL, RC, collect_models, colors_for, grid_shape, model_colors, new_figure, panel_axes,
-                     text_width_in)
+from ..series import metric_label, metric_range
+from .common import (FS_SMALL, RC, clamp_to_range, collect_models, colors_for, grid_shape, model_colors, new_figure,
+                     panel_axes, text_width_in)
 
 
 def plot_learning_curves(
     curves: Mapping[str, Mapping[str, Mapping[str, Sequence[float]]]],
     ylabel: Mapping[str, str] | None = None,
     color_order: Sequence[str] | None = None,
+    ranges: Mapping[str, tuple[float, float]] | None = None,
 ) -> Figure:
     """Learning curves: mean over seeds per epoch with a shaded CI band.
 
@@ -33,6 +34,7 @@ def plot_learning_curves(
     interval across seeds; a shared legend sits below the panels.  Panels have
     independent y-axes (``ylabel[task]``): compare curves within a panel.
     ``color_order`` fixes the model order of the colours (and of the legend).
+    ``ranges[task] = (lower, upper)``: the y axis stays inside the series' range.
     """
     if not curves:
         raise ValueError("curves is empty")
@@ -41,6 +43,7 @@ def plot_learning_curves(
     models = [m for m in (color_order or []) if m in found] + [m for m in found if m not in (color_order or [])]
     colors = colors_for(models, color_order)
     ylabel = ylabel or {}
+    ranges = ranges or {}
     nrows, ncols = grid_shape(len(tasks))
     with mpl.rc_context(RC):
         fig_w = 3.3 * ncols
@@ -67,6 +70,7 @@ def plot_learning_curves(
             ax.set_ylabel(ylabel.get(task, ""))
             ax.grid(color="#EEEEEE", lw=0.6)
             ax.set_axisbelow(True)
+            clamp_to_range(ax, "y", ranges.get(task))
         handles = [Line2D([], [], color=colors[m], lw=2.0, label=m) for m in models]
         fig.legend(handles=handles, loc="outside lower center", ncols=legend_cols, frameon=False)
     return fig
@@ -86,7 +90,9 @@ def learning_curves_figure(report, series: str | None = None, tasks: Sequence[st
     if not curves:
         raise ValueError("no history to plot")
     ylabel = {t: metric_label(series or report.task_info[t].metric) for t in curves}
-    fig = plot_learning_curves(curves, ylabel=ylabel, color_order=report.models)
+    # the validation series measures the headline's metric, so it shares its range
+    ranges = {t: metric_range(report.task_info[t].metric if series in (None, "val") else series) for t in curves}
+    fig = plot_learning_curves(curves, ylabel=ylabel, color_order=report.models, ranges=ranges)
     if series is None:
         audit = report.selected_epochs(table=True)
         colors = model_colors(report.models)

@@ -88,8 +88,13 @@ def _friedman(fr: dict, alpha: float) -> list[str]:
     """Mean ranks, the Friedman / Iman–Davenport tests, the CD, the reading and the diagram."""
     ranks = ", ".join(f"{m} {r:.2f}" for m, r in sorted(fr["mean_ranks"].items(), key=lambda kv: kv[1]))
     L = [f"Mean ranks over N = {fr['n_tasks']} tasks and k = {fr['k']} models (1 = best): {ranks}.", ""]
-    L.append(f"Friedman χ²({fr['df']}) = {fr['chi2']:.3f}, p = {p_value(fr['p_value'])}; Iman–Davenport "
-             f"F = {number(fr['iman_davenport_f'])}, p = {p_value(fr['iman_davenport_p'])}. Nemenyi critical "
+    if fr["k"] == 2:  # the F correction is a t test on the win signs: infinite when one model wins every task
+        iman = ("Iman–Davenport not reported at k = 2 (with two models the Friedman test is the sign test "
+                "over tasks)")
+    else:
+        iman = f"Iman–Davenport F = {number(fr['iman_davenport_f'])}, p = {p_value(fr['iman_davenport_p'])}"
+        iman += f" ({fr['friedman_note']})" if fr.get("friedman_note") else ""
+    L.append(f"Friedman χ²({fr['df']}) = {fr['chi2']:.3f}, p = {p_value(fr['p_value'])}; {iman}. Nemenyi critical "
              f"difference at α = {alpha:g}: CD = {fr['cd']:.3f} (k = {fr['k']}, N = {fr['n_tasks']}). Largest "
              f"mean-rank gap: {fr['max_gap']:.2f}.")
     L += ["", _reading(fr, alpha), "", _DIAGRAM_SCOPE]

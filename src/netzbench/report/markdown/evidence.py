@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import statistics
 
+from ...stats import RESOLUTION
 from ..facts import ReportFacts
 from ..formatting import number, p_value
 from ..within_task import TEST_NAMES
@@ -24,7 +25,8 @@ def power_floor(facts: ReportFacts) -> list[str]:
         mdes = [r["mde"] for r in pr if math.isfinite(r["mde"])]
         need = [r["seeds_needed_0.01"] for r in pr if r.get("seeds_needed_0.01") is not None]
         det = sum(r["detectable"] for r in pr)
-        rows.append([f"`{t}`", len(pr), fl["n_seeds"],
+        s_text = str(fl["n_seeds"]) + (f" ({fl['n_nonzero']} nonzero)" if fl["n_nonzero"] < fl["n_seeds"] else "")
+        rows.append([f"`{t}`", len(pr), s_text,
                      number(statistics.median(mdes), 4) if mdes else "n/a",
                      f"{number(min(mdes), 4)}–{number(max(mdes), 4)}" if mdes else "n/a",
                      f"{det}/{len(pr)}", str(int(statistics.median(need))) if need else "n/a",
@@ -39,9 +41,13 @@ def power_floor(facts: ReportFacts) -> list[str]:
              "*detectable* counts pairs whose observed |Δμ| reaches it; *median S for 0.01* is the number of seeds "
              "that would make a 0.01 difference detectable (`reports/power.csv` also gives 0.02 and 0.005). "
              f"The exact Wilcoxon signed-rank test cannot go below p = 2·2⁻ˢ (= {2 * 2.0 ** -S:.3g} at S = {S}, "
-             "all differences of one sign); Holm multiplies the smallest p of a task by its number of comparisons "
+             "all differences of one sign), where S counts the *nonzero* paired differences: the test drops "
+             f"differences that are zero at the metric's resolution ({RESOLUTION:g}), so a pair with zero "
+             "differences has a higher floor (the table's minimum uses the largest nonzero count of the task's "
+             "pairs). Holm multiplies the smallest p of a task by its number of comparisons "
              "— ✗ means the Wilcoxon test cannot declare any difference on that task at this seed count, "
-             "however large it is.")
+             "however large it is. Degenerate pairs (zero spread at the resolution) have no t test, "
+             "so no MDE or power.")
     L.append("")
     return L
 
@@ -73,6 +79,12 @@ def equivalence(facts: ReportFacts) -> list[str]:
             L.append("Equivalent or trivially different pairs: " + "; ".join(
                 f"`{r['task']}` {r['model_a']}–{r['model_b']} ({r['verdict']}, Δμ {r['mean_diff']:+.4f})"
                 for r in eq) + ".")
+            L.append("")
+        flat = [r for r in tost if r.get("note", "").startswith("zero spread")]
+        if flat:
+            L.append(f"{len(flat)} pair(s) have zero spread at the metric's resolution (" + "; ".join(
+                f"`{r['task']}` {r['model_a']}–{r['model_b']}" for r in flat) + "): the one-sided t tests are "
+                "undefined, so TOST gives no p-value and never calls them equivalent.")
             L.append("")
         L += ["Full table: `reports/equivalence.csv`.", ""]
     return L

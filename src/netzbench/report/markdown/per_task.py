@@ -3,6 +3,7 @@ Wilcoxon tests side by side on node classification (the paper's Tables 3 and 2).
 
 from __future__ import annotations
 
+from ...stats import RESOLUTION
 from ..facts import ReportFacts
 from ..formatting import number, p_value
 from ..series import metric_label
@@ -44,6 +45,7 @@ def results_per_task(facts: ReportFacts) -> list[str]:
                      f"{arrow(info.direction)}", base_text] + out)
     L += table(["category", "task", "kind", "metric", "constant predictor"] + models, rows,
                "lllll" + "r" * len(models))
+    clipped = [r for cells in nested.values() for r in cells.values() if r.get("clipped")]
     L += ["", "**Bold**: best mean in the row. †: the cell's confidence interval overlaps the best cell's "
           "interval (a coarse indication that the two are not clearly separated at this number of seeds; the "
           "paired tests below are the actual comparison). ‡: **collapsed**, the model's test predictions were "
@@ -52,6 +54,10 @@ def results_per_task(facts: ReportFacts) -> list[str]:
           "predicting the majority test class (accuracy), one score (ROC-AUC) or the training mean (MAE) "
           "scores, averaged over the seeds' test sets. n/a (incompatible): the architecture does not serve the "
           "task. Compare cells within a row only: metrics differ between rows.", ""]
+    if clipped:
+        L += [f"§: the {ci_name} interval left the metric's range (e.g. above 1 for accuracy or ROC-AUC) and is "
+              "shown as [lo, hi] clipped to it (" + "; ".join(f"`{r['task']}` {r['model']}" for r in clipped) +
+              "); the unclipped half-width is in `reports/summary.csv` (column `clipped` flags these cells).", ""]
     if facts.collapsed:
         L += ["Collapsed cells: " + "; ".join(f"`{c['task']}` {c['model']} ({c['n_constant']} of {c['n_seeds']} "
                                              "seeds constant)" for c in facts.collapsed) + ".", ""]
@@ -68,17 +74,27 @@ def significant_differences(facts: ReportFacts) -> list[str]:
     pw_name = TEST_NAMES[report.pairwise_method]
     pw = facts.headline_pairwise
     sig = [r for r in pw if r["significant"]]
+    degenerate = [r for r in pw if r.get("degenerate")]
     L = [f"## 3. Significant paired differences ({pw_name}, Holm within task, α = {report.alpha:g})", ""]
     L.append(f"{len(sig)} of {len(pw)} within-task comparisons are significant after Holm correction.")
     L.append("")
+    if degenerate:
+        zero = [r for r in degenerate if r["mean_diff"] == 0]
+        L.append(f"{len(degenerate)} comparison(s) are **degenerate**: their paired differences have zero spread "
+                 f"at the metric's resolution ({RESOLUTION:g}), so the {pw_name} test is undefined. A constant "
+                 "nonzero difference is tested with the exact sign test (p = 2^(1−S), marked ⁰ below); all-zero "
+                 "differences get no p-value and stay out of the Holm family"
+                 + (f" ({'; '.join(_pair_name(r) for r in zero)})" if zero else "") + ".")
+        L.append("")
     if sig:
         rows = []
         for r in sig:
             worse = r["model_b"] if r["better"] == r["model_a"] else r["model_a"]
             gain = abs(r["mean_diff"])
             dropped = f" (dropped seeds {', '.join(map(str, r['dropped_seeds']))})" if r["dropped_seeds"] else ""
+            mark = " ⁰" if r.get("degenerate") else ""
             rows.append([f"`{r['task']}`", f"**{r['better']}**", worse, f"{gain:.4f}", number(abs(r["cohens_dz"]), 2),
-                         p_value(r["p_raw"]), p_value(r["p_holm"]), f"{r['n_seeds']}{dropped}"])
+                         p_value(r["p_raw"]) + mark, p_value(r["p_holm"]), f"{r['n_seeds']}{dropped}"])
         L += table(["task", "better", "worse", "\\|Δμ\\|", "\\|d_z\\|", "p (raw)", "p (Holm)", "seeds"], rows,
                    "lllrrrrl")
         L.append("")
@@ -87,6 +103,10 @@ def significant_differences(facts: ReportFacts) -> list[str]:
           "of the paired differences. Full tables: `reports/pairwise_t.csv`, `reports/pairwise_wilcoxon.csv`, "
           "`reports/pairwise.tex`; matrix view: `plots/pairwise.png`.", ""]
     return L
+
+
+def _pair_name(r: dict) -> str:
+    return f"`{r['task']}` {r['model_a']}–{r['model_b']}"
 
 
 def node_classification(facts: ReportFacts) -> list[str]:

@@ -39,12 +39,15 @@ def interval_name(report) -> str:
 
 
 def cell_text(r: dict | None, status: str, n_seeds: int, digits: int = 3) -> str:
-    """A summary cell as ``mean ± half-width`` (or why it has none), with its seed count when partial."""
+    """A summary cell as ``mean ± half-width`` (or why it has none), with its seed count when partial;
+    an interval clipped to the metric's range as ``mean [lo, hi] §`` (``mean ± h`` would leave the range)."""
     if r is None or r["n_seeds"] == 0:
         return {"incompatible": "n/a (incompatible)", "no cell": "n/a", "unavailable": "unavailable"}.get(
             status, status or "missing")
     text = f"{r['mean']:.{digits}f}"
-    if math.isfinite(r["half_width"]):
+    if r.get("clipped"):
+        text += f" [{r['lo']:.{digits}f}, {r['hi']:.{digits}f}] §"
+    elif math.isfinite(r["half_width"]):
         text += f" ± {r['half_width']:.{digits}f}"
     else:
         text += " (1 seed, no CI)"
