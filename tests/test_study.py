@@ -59,3 +59,24 @@ def test_cli_protocols_checks_params_first(tmp_path, monkeypatch):
 
     out = CliRunner().invoke(main, ["protocols"])
     assert out.exit_code == 2 and "NoSuchModel" in out.output
+
+
+def test_single_switch_variants_on_fewer_seeds_are_compared_on_those_seeds(tmp_path, monkeypatch):
+    from netzbench.report.reproduction import study_effects
+
+    monkeypatch.chdir(tmp_path)
+    params = make_params(tasks=["random_tsp"], models=["GCN"], seeds=[0, 1, 2], protocol="paper",
+                         train={"epochs": {"random_tsp": 2}})
+    fetch_task("random_tsp", params, "data", echo=lambda m: None)
+    study = run_study(params, echo=lambda m: None, progress=False, variant_seeds=2)
+    assert study["seeds"] == [0, 1, 2] and study["variant_seeds"] == [0, 1]
+    tsp = study["tasks"]["random_tsp"]["variants"]
+    assert len(tsp["paper"]["GCN"]) == 3 and len(tsp["strict"]["GCN"]) == 3
+    assert len(tsp["link_negatives=fresh"]["GCN"]) == 2
+    effects = study_effects(study, {"random_tsp": {"GCN": tsp["paper"]["GCN"]}}, [0, 1, 2])
+    assert not effects["stale"]
+    var = effects["tasks"]["random_tsp"]["variants"]["link_negatives=fresh"]
+    paper_on_two = sum(tsp["paper"]["GCN"][:2]) / 2  # the same two seeds, not all three
+    assert abs(var["delta"]["GCN"] - (sum(tsp["link_negatives=fresh"]["GCN"]) / 2 - paper_on_two)) < 1e-12
+    strict = effects["tasks"]["random_tsp"]["variants"]["strict"]
+    assert abs(strict["delta"]["GCN"] - (sum(tsp["strict"]["GCN"]) - sum(tsp["paper"]["GCN"])) / 3) < 1e-12

@@ -211,7 +211,9 @@ def sweep(params_path: str, data_root: str, dry_run: bool) -> None:
 @main.command()
 @click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
 @click.option("--data-root", default="data", show_default=True)
-def protocols(params_path: str, data_root: str) -> None:
+@click.option("--variant-seeds", type=click.IntRange(min=2), default=None,
+              help="Train the single-switch variants on the first N seeds only (paper and strict: every seed).")
+def protocols(params_path: str, data_root: str, variant_seeds: int | None) -> None:
     """Run the protocol study: the strict protocol and the paper protocol with one switch at a time set strict.
 
     Trains (cached, like every cell) each variant for the tasks, roster and
@@ -223,7 +225,7 @@ def protocols(params_path: str, data_root: str) -> None:
 
     params = _params(params_path)
     _check_roster(params)
-    run_study(params, data_root=data_root, echo=_echo)
+    run_study(params, data_root=data_root, echo=_echo, variant_seeds=variant_seeds)
 
 
 @main.command()

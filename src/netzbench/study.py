@@ -73,11 +73,19 @@ def _data_dir(task_id: str, variant_params: dict, params: dict, data_root: Path,
 
 
 def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Path = ".", echo=print,
-              progress: bool = True) -> dict:
-    """Train every variant's cells, write the study JSON and the strict report; return the study."""
+              progress: bool = True, variant_seeds: int | None = None) -> dict:
+    """Train every variant's cells, write the study JSON and the strict report; return the study.
+
+    ``variant_seeds``: train the single-switch variants on the first this many seeds only (their
+    effect is measured against the paper protocol on the same seeds); the paper and strict
+    protocols always get every seed. None: every seed for every variant.
+    """
     data_root, out_dir = Path(data_root), Path(out_dir)
     plans, where = [], []
-    study = {"schema": STUDY_SCHEMA, "seeds": list(params["seeds"]), "models": list(params["models"]),
+    seeds = list(params["seeds"])
+    switch_seeds = seeds[:variant_seeds] if variant_seeds else seeds
+    study = {"schema": STUDY_SCHEMA, "seeds": seeds, "variant_seeds": switch_seeds,
+             "models": list(params["models"]),
              "base": {"protocol": params["protocol"], "protocol_overrides": params["protocol_overrides"]},
              "tasks": {}}
     strict_params = merge(params, {"protocol": "strict", "protocol_overrides": {}})
@@ -92,6 +100,8 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
         for name, (protocol, overrides) in variants(switches).items():
             variant_params = merge(params, {"protocol": protocol, "protocol_overrides": overrides})
             variant_params["protocol_overrides"] = dict(overrides)  # merge keeps params' own overrides otherwise
+            if name not in ("paper", "strict"):
+                variant_params["seeds"] = list(switch_seeds)
             task_dir = _data_dir(task_id, variant_params, params, data_root, echo)
             for model in params["models"]:
                 plan = plan_cell(task_id, model, variant_params, task_dir=task_dir, echo=lambda _m: None)
@@ -103,9 +113,8 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
     records: dict[str, dict[str, dict[str, dict]]] = {}
     for plan, (task_id, name, model) in zip(plans, where):
         records.setdefault(name, {}).setdefault(task_id, {})[model] = plan.finish()
-    seeds = study["seeds"]
     for name, by_task in records.items():
-        report = report_from_records(BenchmarkReport, by_task, seeds)
+        report = report_from_records(BenchmarkReport, by_task, seeds if name in ("paper", "strict") else switch_seeds)
         for task_id, values in report.final_metrics().items():
             entry = study["tasks"][task_id]
             entry.setdefault("metric", report.task_info[task_id].metric)

@@ -75,15 +75,29 @@ def study_effects(study: dict | None, final_metrics: dict, seeds: list[int]) -> 
             if model in ours and not np.allclose(np.asarray(values, float), ours[model], equal_nan=True):
                 out["stale"] = True
         higher = entry.get("direction", "higher") == "higher"
+        all_seeds = list(study.get("seeds", []))
+        switch_seeds = list(study.get("variant_seeds") or all_seeds)
+        # a single-switch variant may run on fewer seeds: it is compared with the paper protocol on those
+        on = [all_seeds.index(s) for s in switch_seeds if s in all_seeds]
+
+        def means_of(by_model: dict, pick=None) -> dict:
+            out_means = {}
+            for m, v in by_model.items():
+                v = np.asarray(v, float)
+                v = v[pick] if pick is not None and len(v) == len(all_seeds) else v
+                out_means[m] = float(np.nanmean(v)) if np.isfinite(v).any() else math.nan
+            return out_means
+
+        def ranking(means: dict) -> list:
+            return sorted((m for m in means if math.isfinite(means[m])), key=lambda m: -means[m] if higher else means[m])
+
         variants = {}
         for name, by_model in entry["variants"].items():
-            means = {m: float(np.nanmean(np.asarray(v, float))) if np.isfinite(np.asarray(v, float)).any()
-                     else math.nan for m, v in by_model.items()}
-            order = sorted((m for m in means if math.isfinite(means[m])), key=lambda m: -means[m] if higher
-                           else means[m])
-            variants[name] = {"means": means, "order": order,
-                              "delta": {m: means[m] - np.nanmean(np.asarray(paper[m], float))
-                                        for m in means if m in paper and np.isfinite(np.asarray(paper[m], float)).any()}}
+            means = means_of(by_model)
+            base = means_of(paper) if name in ("paper", "strict") else means_of(paper, on)
+            variants[name] = {"means": means, "order": ranking(means), "base_order": ranking(base),
+                              "seeds": all_seeds if name in ("paper", "strict") else switch_seeds,
+                              "delta": {m: means[m] - base[m] for m in means if m in base and math.isfinite(base[m])}}
         out["tasks"][task] = {"switches": entry.get("switches", []), "variants": variants,
                               "metric": entry.get("metric"), "direction": entry.get("direction")}
     return out

@@ -76,7 +76,7 @@ def paper_comparison(facts: ReportFacts) -> list[str]:
 
 
 def _order_change(variant: dict, paper: dict) -> str:
-    if variant["order"] == paper["order"]:
+    if variant["order"] == variant.get("base_order", paper["order"]):
         return "same"
     return " > ".join(variant["order"])
 
@@ -91,11 +91,19 @@ def protocol_study(facts: ReportFacts) -> list[str]:
         L += ["> **⚠ The protocol study is stale**: its paper-protocol values are not this run's (it was computed "
               "for other seeds, data or code). Rerun `netzbench protocols`, then `dvc repro`.", ""]
     models = facts.report.models
+    fewer = ""
+    seeds_all = next((v["seeds"] for e in study["tasks"].values() for n, v in e["variants"].items()
+                      if n == "paper"), None)
+    seeds_switch = next((v["seeds"] for e in study["tasks"].values() for n, v in e["variants"].items()
+                         if n not in ("paper", "strict")), None)
+    if seeds_all is not None and seeds_switch is not None and seeds_switch != seeds_all:
+        fewer = (f" The single-switch rows ran on seeds {seeds_switch} and are compared with the paper protocol "
+                 f"on those seeds; `strict` and the paper means use all seeds {seeds_all}.")
     L.append("Each row trains the task under the paper protocol with **one** switch set to its strict value "
              "(`strict`: all of them), same seeds, same code, and gives each model's mean change against the paper "
              "protocol (in the task's metric; a lower MAE is better) and the models' order when it changes "
              "(best first). The switches are defined in `src/netzbench/protocol.py`; the strict protocol's whole "
-             "report is in `reports/strict/REPORT.md`.")
+             "report is in `reports/strict/REPORT.md`." + fewer)
     L.append("")
     rows = []
     for task, entry in study["tasks"].items():
