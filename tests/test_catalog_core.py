@@ -283,3 +283,21 @@ def test_unverifiable_cached_files_are_not_trusted_as_a_fallback(tmp_path, monke
     (tmp_path / "dl" / "fake" / "raw" / "edges.txt").write_bytes(b"tampered")
     with pytest.raises(DatasetUnavailable):
         obtain_raw(ds, mirror, tmp_path / "dl")
+
+
+def test_published_reasons_carry_no_absolute_mirror_path(tmp_path, monkeypatch):
+    """The reason of an unavailable task lands in meta.json, run records and REPORT.md: the mirror is
+    shown relative to the repository (or by its last parts), never as this machine's absolute path."""
+    from netzbench.paths import shown
+
+    repo = tmp_path / "work" / "repo"
+    repo.mkdir(parents=True)
+    (repo / "dvc.yaml").write_text("stages: {}\n")
+    mirror = tmp_path / "work" / "shared" / "datasets"
+    mirror.mkdir(parents=True)
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("NETZBENCH_MIRROR", str(mirror))
+    meta = catdata.fetch_task("euroroad", make_params(), repo / "data", echo=lambda m: None)
+    assert meta["status"] == "unavailable"
+    assert "mirror ../shared/datasets:" in meta["reason"] and str(tmp_path) not in meta["reason"]
+    assert shown("/opt/data/mirror") == ".../data/mirror"  # far from the repository: its last parts

@@ -83,6 +83,19 @@ def resolve_mirror(configured: str | None) -> Path | None:
     return path
 
 
+def shown(path: str | os.PathLike) -> str:
+    """``path`` as published text: relative to the user's repository when it is nearby
+    (``../shared/datasets``), else only its last two parts (``.../shared/datasets``), so reports,
+    ``meta.json`` and run records carry no machine-specific absolute path."""
+    path = Path(path)
+    if not path.is_absolute():
+        return path.as_posix()
+    rel = Path(os.path.relpath(path, user_root()))
+    if rel.parts[:3] != ("..",) * 3:
+        return rel.as_posix()
+    return ".../" + "/".join(path.parts[-2:])
+
+
 def import_ref(ref: str):
     """The object named by ``'package.module:attr'``, imported with the repository on ``sys.path``."""
     import importlib

@@ -21,6 +21,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..paths import shown
 from .table import Dataset, Source
 
 #: Refuse archives that would unpack to more than this many bytes.
@@ -196,8 +197,8 @@ def _from_mirror(source: Source, folder: Path, raw_dir: Path) -> dict[str, str]:
     for rf in source.files:
         src = folder / (rf.mirror_path or rf.name)
         if not src.is_file():
-            raise FileNotFoundError(f"mirror file missing: {src}")
-        hashes[rf.name] = _verified_copy(src, raw_dir / rf.name, rf.sha256, f"mirror {src}")
+            raise FileNotFoundError(f"mirror file missing: {shown(src)}")
+        hashes[rf.name] = _verified_copy(src, raw_dir / rf.name, rf.sha256, f"mirror {shown(src)}")
     return hashes
 
 
@@ -348,7 +349,7 @@ def obtain_raw(ds: Dataset, mirror: Path | None, downloads: Path, timeout: float
     if mirror is not None:
         folder = mirror / (ds.mirror or ds.id)
         if not folder.is_dir():
-            tried.append((f"mirror {mirror}", f"no folder {folder.name}/ in the mirror"))
+            tried.append((f"mirror {shown(mirror)}", f"no folder {folder.name}/ in the mirror"))
         else:
             for i, source in enumerate(ds.sources):
                 if not source.in_mirror:
@@ -361,9 +362,9 @@ def obtain_raw(ds: Dataset, mirror: Path | None, downloads: Path, timeout: float
                 except ChecksumMismatch:
                     raise
                 except OSError as exc:
-                    tried.append((f"mirror {folder} ({source.format})", str(exc)))
+                    tried.append((f"mirror {shown(folder)} ({source.format})", str(exc)))
             if not tried:
-                tried.append((f"mirror {folder}", "no source of this dataset is laid out for a mirror"))
+                tried.append((f"mirror {shown(folder)}", "no source of this dataset is laid out for a mirror"))
         fallback = _verified_fallback(ds, downloads, tried, known)
         if fallback is not None:
             return fallback
