@@ -23,7 +23,7 @@ LAYERS = {
     "stats": 1, "graphs": 1, "params": 1, "records": 1, "identity": 1,
     "synthetic": 2, "models": 2,
     "catalog": 3, "training": 3,
-    "run": 4, "report": 4,
+    "run": 4, "report": 4, "readers": 4,
     "config": 5, "study": 5,
     "api": 6, "cli": 6,
     "__init__": 7,

@@ -105,6 +105,9 @@ def fetch_summary(meta: dict) -> str:
     counts = " ".join(f"{k}={v}" for k, v in sorted((meta.get("counts") or {}).items()))
     if meta.get("synthetic"):
         what = f"generated per seed at training time by {meta.get('generator')} (nothing to download)"
+    elif meta.get("path"):
+        what = (f"{len(meta.get('raw_sha256') or {})} raw file(s) of {meta['path']} read as "
+                f"{meta.get('format')} (sha256 in meta.json), checked")
     elif meta.get("raw_sha256"):
         what = f"{len(meta['raw_sha256'])} raw file(s) sha256-hashed (checked against the catalogue where it has a hash), processed"
     else:

@@ -1,37 +1,63 @@
 """User datasets declared in ``params.yaml`` under ``custom_tasks`` (no package edit needed).
 
-::
+Raw files in a known format, no code (the declarative route)::
 
     custom_tasks:
+      my_net:  {format: gml, path: raw/my_net, family: link_pred}
+      my_book: {path: raw/books.gml, family: node_cls, label: value}   # format guessed from the files
+      my_mols: {format: tu, path: /data/MY_MOLS/raw, family: graph_cls, epochs: 50}
+
+``path`` (a folder or one file; relative to the repository) is the user's
+raw input: netzbench reads it and never writes or deletes it. The formats
+and what they read are listed in :mod:`.readers.declared`; the sha256 of
+every file read, the counts and what was dropped go into ``meta.json``.
+
+A Python loader (the code route)::
+
       my_assay:
         loader: my_pkg.data:load_assay   # importable from the repository
+        path: raw/assay                   # optional: the folder given to the loader as ``root``
         family: graph_cls
-        epochs: 50                        # the task's default budget
+        epochs: 50                        # the task's default budget (optional, default 100)
         category: biology                 # optional (one of the ten; default: custom)
         split: null                       # optional; null = chosen from the data
 
-``loader(root)`` returns a PyG ``Data``, a sequence of ``Data`` or an arrays
-dict (see :mod:`netzbench.graphs.convert`). A loader with a ``seed``
-keyword is *seed-aware*: it is called once per benchmark seed at training
-time (``loader(root, seed=s)``), so cross-seed variance includes the data.
-As with catalogue tasks, list the id in ``tasks`` and give it
-``train.epochs.<id>``.
+``loader(root)`` returns a PyG ``Data``, a sequence of ``Data`` (a PyG
+dataset too) or an arrays dict (see :mod:`netzbench.graphs.convert`).
+``root`` is the task's ``path`` when given (its files are hashed into
+``meta.json``), else ``data/<task>/``, the folder fetch replaces (keep no
+files there). A loader with a ``seed`` keyword is *seed-aware*: it is called
+once per benchmark seed at training time (``loader(root, seed=s)``), so
+cross-seed variance includes the data. As with catalogue tasks, list the id
+in ``tasks`` and give it ``train.epochs.<id>``.
 """
 
 from __future__ import annotations
 
+import copy
 import inspect
+import os
+from pathlib import Path
 
 from ..errors import ParamsError
 from ..families import TASK_TYPES
-from ..graphs.convert import to_bundle
-from ..paths import import_ref
-from .checks import normalise_labels
+from ..graphs.convert import GRAPH_FAMILIES, as_numpy, to_bundle
+from ..graphs.edges import undirected_pairs
+from ..graphs.features import structural_features
+from ..params import closest
+from ..paths import import_ref, user_root
+from .checks import DatasetError, normalise_labels
+from .readers.declared import FAMILIES, FORMATS, read_dataset
+from .readers.network_bundles import LABELLED
+from .readers.text import data_files, sha256_of
 from .table import DATASETS, TASKS, Dataset, TaskSpec, add_dataset, add_task
 
 PROCESSOR = "netzbench.catalog.custom:process"
 #: a seed-aware loader runs at training time, as a generator (part of result identity)
 GENERATOR = "netzbench.synthetic.user:generate"
+ENTRY_KEYS = ("loader", "format", "path", "family", "label", "epochs", "category", "split", "name", "description",
+              "license", "citation")
+DEFAULT_EPOCHS = 100
 _REGISTERED: dict[str, dict] = {}
 
 
@@ -50,8 +76,40 @@ def loader_source_sha256(ref: str) -> str | None:
     return hashlib.sha256(open(path, "rb").read()).hexdigest() if path else None
 
 
-def is_seed_aware(ref: str) -> bool:
-    return "seed" in inspect.signature(_load(ref)).parameters
+def is_seed_aware(ref: str | None) -> bool:
+    return ref is not None and "seed" in inspect.signature(_load(ref)).parameters
+
+
+def _check_entry(tid: str, entry: dict) -> tuple[str | None, str | None]:
+    """Raise :class:`ParamsError` for a bad entry; return ``(loader, format)``."""
+    where = f"params.yaml: `custom_tasks.{tid}"
+    for key in entry:
+        if key not in ENTRY_KEYS:
+            raise ParamsError(f"{where}.{key}` is not a custom task key{closest(key, ENTRY_KEYS)}; "
+                              f"valid keys: {', '.join(ENTRY_KEYS)}")
+    loader, fmt, path, family = entry.get("loader"), entry.get("format"), entry.get("path"), entry.get("family")
+    label, epochs = entry.get("label"), entry.get("epochs", DEFAULT_EPOCHS)
+    if loader is None and path is None:
+        raise ParamsError(f"{where}` needs `path:` (raw files in a known format) or `loader:` ('package.module:function')")
+    if loader is not None and (not isinstance(loader, str) or ":" not in loader):
+        raise ParamsError(f"{where}.loader` must be 'package.module:function', got {loader!r}")
+    if loader is not None and (fmt is not None or label is not None):
+        raise ParamsError(f"{where}`: `format`/`label` describe raw files read without code; a `loader` reads its "
+                          "own files: give one route")
+    if path is not None and (not isinstance(path, str) or not path.strip()):
+        raise ParamsError(f"{where}.path` must be a file or folder name, got {path!r}")
+    if family not in TASK_TYPES:
+        raise ParamsError(f"{where}.family` must be one of {sorted(TASK_TYPES)}, got {family!r}")
+    if fmt is not None and fmt not in FORMATS:
+        raise ParamsError(f"{where}.format` must be one of {', '.join(FORMATS)}, got {fmt!r}{closest(fmt, FORMATS)}")
+    if fmt is not None and family not in FAMILIES[fmt]:
+        raise ParamsError(f"{where}`: format {fmt!r} serves {', '.join(FAMILIES[fmt])}, not {family!r}")
+    if label is not None and (not isinstance(label, str) or family != "node_cls" or fmt not in (None, *LABELLED)):
+        raise ParamsError(f"{where}.label` names the node attribute that is the class: node_cls from "
+                          f"{' or '.join(LABELLED)} only, got {label!r} ({family}, {fmt or 'format guessed'})")
+    if not isinstance(epochs, int) or isinstance(epochs, bool) or epochs <= 0:
+        raise ParamsError(f"{where}.epochs` must be a positive integer, got {epochs!r}")
+    return loader, fmt
 
 
 def register_custom_tasks(custom: dict) -> None:
@@ -63,29 +121,112 @@ def register_custom_tasks(custom: dict) -> None:
             continue
         if tid in TASKS and tid not in _REGISTERED:
             raise ParamsError(f"params.yaml: custom task {tid!r} collides with a catalogue task; pick another id")
-        loader, family, epochs = entry.get("loader"), entry.get("family"), entry.get("epochs")
-        if not isinstance(loader, str) or ":" not in loader:
-            raise ParamsError(f"params.yaml: `custom_tasks.{tid}.loader` must be 'package.module:function', got {loader!r}")
-        if family not in TASK_TYPES:
-            raise ParamsError(f"params.yaml: `custom_tasks.{tid}.family` must be one of {sorted(TASK_TYPES)}, got {family!r}")
-        if not isinstance(epochs, int) or isinstance(epochs, bool) or epochs <= 0:
-            raise ParamsError(f"params.yaml: `custom_tasks.{tid}.epochs` must be a positive integer, got {epochs!r}")
+        loader, fmt = _check_entry(tid, entry)
+        family, epochs = entry["family"], entry.get("epochs", DEFAULT_EPOCHS)
+        params = {"loader": loader, "family": family} if loader else {"family": family, "format": fmt,
+                                                                      "label": entry.get("label")}
+        params = {k: v for k, v in {**params, "path": entry.get("path")}.items() if v is not None}
+        source = loader or f"{fmt or 'raw'} files in {entry['path']}"
         DATASETS.pop(tid, None)
         TASKS.pop(tid, None)
         add_dataset(Dataset(
             id=tid, name=entry.get("name", tid), category=entry.get("category") or "custom", families=(family,),
-            description=entry.get("description", f"user dataset loaded by {loader}"),
+            description=entry.get("description", f"user dataset: {source}"),
             license=entry.get("license", "user-provided"), citation=entry.get("citation", ""),
-            processor=PROCESSOR, builtin=True, in_paper=False, generator_params={"loader": loader, "family": family},
+            processor=PROCESSOR, builtin=True, in_paper=False, generator_params=params,
         ))
         add_task(TaskSpec(tid, tid, family, epochs, entry.get("split") or "auto",
-                          entry.get("description", f"custom task ({loader})"), in_paper=False))
+                          entry.get("description", f"custom task ({source})"), in_paper=False))
         _REGISTERED[tid] = dict(entry)
 
 
-def process(root: str, loader: str, family: str) -> tuple[dict, dict, dict | None]:
-    """Call a non-seed-aware loader once and convert what it returns: arrays, counts and the
-    class-label mapping (None when the labels were ``0..C-1`` already; :mod:`.checks`)."""
-    obj, mapping = normalise_labels(_load(loader)(root), family)
+def raw_path(path: str, out: str | os.PathLike) -> Path:
+    """``path`` as a location: relative paths against the repository; never inside ``out`` (fetch
+    replaces that folder), and it must exist."""
+    p = Path(path).expanduser()
+    p = Path(os.path.abspath(p if p.is_absolute() else user_root() / p))
+    task = Path(out).name
+    here = Path(os.path.abspath(out))
+    if p == here or here in p.parents:
+        raise DatasetError(f"custom task {task!r}: `path: {path}` is inside {out}/, the folder fetch replaces; "
+                           "keep raw files elsewhere")
+    if not p.exists():
+        raise DatasetError(f"custom task {task!r}: `path: {path}` does not exist (looked for {p})")
+    return p
+
+
+def raw_hashes(files, base: Path) -> dict[str, str]:
+    """sha256 of ``files``, keyed by their path relative to ``base`` (the name when ``base`` is a file)."""
+    out = {}
+    for f in files:
+        f = Path(f)
+        key = f.name if base.is_file() else f.relative_to(base).as_posix()
+        out[key] = sha256_of(f)
+    return dict(sorted(out.items()))
+
+
+def loader_params(params: dict, out: str | os.PathLike) -> dict:
+    """The generator parameters of a seed-aware loader: loader, family and the ``root`` it is given."""
+    root = str(raw_path(params["path"], out)) if "path" in params else str(out)
+    return {"loader": params["loader"], "family": params["family"], "root": root}
+
+
+def loader_raw(params: dict, out: str | os.PathLike) -> dict:
+    """``{"path", "raw_sha256"}`` of a loader's ``path`` (every file under it), or ``{}`` without one."""
+    if "path" not in params:
+        return {}
+    base = raw_path(params["path"], out)
+    return {"path": params["path"], "raw_sha256": raw_hashes(data_files(base) if base.is_dir() else [base], base)}
+
+
+def with_features(obj, family: str):
+    """A graph collection whose graphs all have ``x``: a graph without (PyG's ``TUDataset`` of a
+    collection without node labels) gets ``[1, log(1 + degree)]``, degrees within the graph."""
+    if family not in GRAPH_FAMILIES or isinstance(obj, dict) or not hasattr(obj, "__len__"):
+        return obj, False
+    import torch
+    from torch_geometric.data.data import BaseData
+
+    if isinstance(obj, BaseData) or all(getattr(g, "x", None) is not None for g in obj):
+        return obj, False
+
+    graphs = []
+    for g in obj:
+        if getattr(g, "x", None) is None:
+            g = copy.copy(g)
+            pairs = undirected_pairs(as_numpy(g.edge_index).reshape(2, -1))
+            g.x = torch.as_tensor(structural_features(int(g.num_nodes), pairs.reshape(-1)))
+        graphs.append(g)
+    return graphs, True
+
+
+def process(root: str, family: str, loader: str | None = None, path: str | None = None, format: str | None = None,
+            label: str | None = None) -> tuple[dict, dict, dict]:
+    """Read a custom task's data: ``(arrays, counts, record)``, ``record`` holding the fields of
+    ``meta.json`` that say where the data came from (format, raw file hashes, loader, what was
+    dropped, the class-label mapping when labels were not ``0..C-1``: :mod:`.checks`)."""
+    task = Path(root).name
+    if loader is None:
+        raw = raw_path(path, root)
+        try:
+            bundle = read_dataset(raw, family, format, label)
+        except DatasetError as exc:
+            raise DatasetError(f"custom task {task!r} ({family}): {exc}") from None
+        notes = dict(bundle.notes)
+        record = {"format": notes.pop("format"), "path": path, "raw_sha256": raw_hashes(bundle.files, raw),
+                  "dropped": bundle.dropped}
+        if "label_mapping" in notes:
+            record["label_mapping"] = notes.pop("label_mapping")
+        if notes:
+            record["notes"] = notes
+        return bundle.arrays, bundle.counts, record
+    record = {"format": "custom", "raw_sha256": {}, "loader": loader, **loader_raw({"path": path} if path else {}, root)}
+    obj = _load(loader)(str(raw_path(path, root)) if path else root)
+    obj, filled = with_features(obj, family)
+    obj, mapping = normalise_labels(obj, family)
     arrays, counts = to_bundle(obj, family)
-    return arrays, counts, mapping
+    if filled:
+        record["notes"] = {"node_features": "structural [1, log(1 + degree)] for graphs without x"}
+    if mapping:
+        record["label_mapping"] = mapping
+    return arrays, counts, record

@@ -30,7 +30,7 @@ from ..protocol import resolve
 from .checks import DatasetError, check_arrays, normalise_labels
 from .custom import GENERATOR as CUSTOM_GENERATOR
 from .custom import PROCESSOR as CUSTOM_PROCESSOR
-from .custom import is_seed_aware, loader_source_sha256
+from .custom import is_seed_aware, loader_params, loader_raw, loader_source_sha256, with_features
 from .fetch import DatasetUnavailable, obtain_raw
 from .table import get_dataset, get_task
 
@@ -131,23 +131,24 @@ def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: di
     """Write the task's data into the staging folder ``tmp`` and complete ``meta``; return the origin."""
     task_id = task.id
     origin = "generator"
-    if ds.processor == CUSTOM_PROCESSOR and is_seed_aware(ds.generator_params["loader"]):
+    if ds.processor == CUSTOM_PROCESSOR and is_seed_aware(ds.generator_params.get("loader")):
         # a seed-aware user loader runs at training time, once per seed, like a generator
         meta.update(status="ok", synthetic=True, generator=CUSTOM_GENERATOR,
-                    generator_params={**ds.generator_params, "root": str(out)},
+                    generator_params=loader_params(ds.generator_params, out),
                     generator_version=GENERATOR_VERSION,
-                    loader_sha256=loader_source_sha256(ds.generator_params["loader"]))
+                    loader_sha256=loader_source_sha256(ds.generator_params["loader"]),
+                    **loader_raw(ds.generator_params, out))
     elif ds.processor == CUSTOM_PROCESSOR:
-        arrays, counts, mapping = import_ref(ds.processor)(str(out), **ds.generator_params)
+        # raw files in a declared format, or a loader called once (custom.process)
+        with quiet():
+            arrays, counts, record = import_ref(ds.processor)(str(out), **ds.generator_params)
         if meta["split"] == "auto":
             meta["split"] = default_split(task.family, arrays)
         check_arrays(task_id, task.family, meta["split"], arrays)
         save_arrays(tmp / GRAPH, arrays)
-        meta.update(status="ok", synthetic=False, format="custom", raw_sha256={}, counts=counts,
-                    loader=ds.generator_params["loader"])
-        if mapping:
-            meta["label_mapping"] = mapping
-        origin = f"custom:{ds.generator_params['loader']}"
+        meta.update(status="ok", synthetic=False, counts=counts, **record)
+        meta["relational"] = meta["split"] == "relational_canonical"  # what training will do
+        origin = f"custom:{record.get('loader') or record['format']}"
     elif ds.synthetic:
         gen_params = dict(ds.generator_params)
         if resolve(params["protocol"], params["protocol_overrides"])["synthetic_graphs"] == "reference":
@@ -198,7 +199,7 @@ def write_loader_task(out: str | os.PathLike, name: str, family: str, loader: Ca
             "license": "user-provided", "citation": "", "status": "ok", "format": "loader"}
     with _replacing(out) as tmp:
         if seeds is None:
-            obj, mapping = normalise_labels(loader(str(root)), family)
+            obj, mapping = normalise_labels(with_features(loader(str(root)), family)[0], family)
             arrays, counts = to_bundle(obj, family)
             meta.update(synthetic=False, split=split or default_split(family, arrays), counts=counts)
             check_arrays(name, family, meta["split"], arrays)
@@ -209,7 +210,7 @@ def write_loader_task(out: str | os.PathLike, name: str, family: str, loader: Ca
             (tmp / SEEDS).mkdir()
             mappings = {}
             for s in seeds:
-                obj, mappings[s] = normalise_labels(loader(str(root), seed=s), family)
+                obj, mappings[s] = normalise_labels(with_features(loader(str(root), seed=s), family)[0], family)
                 arrays = to_arrays(obj, family)
                 check_arrays(name, family, split or default_split(family, arrays), arrays)
                 save_arrays(seed_file(tmp, s), arrays)

@@ -14,6 +14,8 @@ import numpy as np
 
 from ..graphs.collection import collection_arrays, stack_graphs
 from ..graphs.convert import single_graph_arrays, single_graph_counts
+from ..graphs.edges import undirected_pairs
+from ..graphs.features import structural_features
 from .readers.staging import stage
 
 
@@ -47,6 +49,14 @@ def planetoid(raw_dir: Path, fmt: str = "planetoid") -> tuple[dict, dict]:
         return _single_graph(data)
 
 
+def _tu_x(g) -> np.ndarray:
+    """A graph's node features; ``[1, log(1 + degree)]`` (within the graph) for a collection without
+    node labels or attributes, where PyG leaves ``x`` empty."""
+    if g.x is not None:
+        return g.x.numpy()
+    return structural_features(int(g.num_nodes), undirected_pairs(g.edge_index.numpy()).reshape(-1))
+
+
 def tudataset(raw_dir: Path, fmt: str = "tu") -> tuple[dict, dict]:
     """A TUDataset graph collection, via PyG; graphs concatenated with offsets."""
     from torch_geometric.datasets import TUDataset
@@ -56,5 +66,5 @@ def tudataset(raw_dir: Path, fmt: str = "tu") -> tuple[dict, dict]:
     with tmp:
         ds = TUDataset(str(root), name)
         graphs = list(ds)
-        stacked = stack_graphs([g.x.numpy() for g in graphs], [g.edge_index.numpy() for g in graphs])
+        stacked = stack_graphs([_tu_x(g) for g in graphs], [g.edge_index.numpy() for g in graphs])
         return collection_arrays(*stacked, np.concatenate([g.y.numpy().reshape(-1) for g in graphs]))

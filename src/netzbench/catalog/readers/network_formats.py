@@ -252,6 +252,11 @@ def read_netzschleuder_csv(edges_path: Path, nodes_path: Path | None = None,
 _GML_TOKEN = re.compile(rb'(\[)|(\])|"([^"]*)"|(#[^\n]*)|([^\s\[\]"]+)|(")')
 
 
+def _at(data: bytes, match: re.Match) -> str:
+    line = data.count(b"\n", 0, match.start()) + 1
+    return f" at line {line}"
+
+
 def _gml_tree(data: bytes) -> list:
     """GML as nested ``[(key, value), ...]`` lists (values: bytes or lists).
 
@@ -269,21 +274,21 @@ def _gml_tree(data: bytes) -> list:
         if comment is not None:
             continue
         if stray is not None:
-            raise ValueError("GML: unterminated string")
+            raise ValueError(f"GML: unterminated string{_at(data, m)}")
         if open_ is not None:
             if key is None:
-                raise ValueError("GML: '[' without a key")
+                raise ValueError(f"GML: '[' without a key{_at(data, m)}")
             child: list = []
             stack[-1].append((key, child))
             stack.append(child)
             key = None
         elif close is not None:
             if key is not None or len(stack) == 1:
-                raise ValueError("GML: unbalanced ']'")
+                raise ValueError(f"GML: unbalanced ']'{_at(data, m)}")
             stack.pop()
         elif key is None:
             if word is None:
-                raise ValueError("GML: a string where a key was expected")
+                raise ValueError(f"GML: a string where a key was expected{_at(data, m)}")
             key = word
         else:
             stack[-1].append((key, string if string is not None else word))
