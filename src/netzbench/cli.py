@@ -245,6 +245,46 @@ def report(params_path: str) -> None:
     run_report_stage(params, echo=_echo)
 
 
+@main.command()
+@click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+@click.option("--against", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="The benchmark file to compare with [default: reports/benchmark.json as committed (git HEAD)].")
+def verify(files: tuple[str, ...], against: str | None) -> None:
+    """Compare two benchmark files cell by cell and conclusion by conclusion.
+
+    `netzbench verify` after a local `dvc repro` compares reports/benchmark.json with the published
+    one (git HEAD); `--against FILE` names the other file; `netzbench verify A B` compares any two.
+    Exit code 1 when a conclusion changed (mean-rank order, Friedman decision, CD cliques, significant
+    pairwise differences, cells overlapping the paper), 0 otherwise, whatever the numbers did.
+    """
+    import subprocess
+    import tempfile
+
+    from .report import BenchmarkReport
+    from .report.verify import render, verify as compare
+
+    if len(files) > 2 or (len(files) == 2 and against):
+        raise UserError("give at most two files, or one file and --against")
+    ours = files[0] if files else "reports/benchmark.json"
+    theirs = files[1] if len(files) == 2 else against
+    with tempfile.TemporaryDirectory() as tmp:
+        if theirs is None:
+            shown = subprocess.run(["git", "show", f"HEAD:{ours}"], capture_output=True)
+            if shown.returncode != 0:
+                raise UserError(f"no committed {ours} to compare with (git show HEAD:{ours} failed); "
+                                "give the other file with --against")
+            theirs = str(Path(tmp) / "published.json")
+            Path(theirs).write_bytes(shown.stdout)
+        try:
+            a, b = BenchmarkReport.from_json(ours), BenchmarkReport.from_json(theirs)
+        except (ValueError, KeyError, OSError) as exc:
+            raise UserError(f"cannot read a benchmark file: {exc}") from None
+        result = compare(a, b)
+    click.echo(render(result))
+    if result["changed"]:
+        sys.exit(1)
+
+
 @main.command("tasks")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of a table.")
 @click.option("--params", "params_path", default="params.yaml", show_default=True,
