@@ -23,7 +23,8 @@ EPOCHS = 4
 
 OUTPUTS = ["metrics/report.json", "reports/benchmark.json", "reports/summary.csv", "reports/pairwise_t.csv",
            "reports/pairwise_wilcoxon.csv", "reports/power.csv", "reports/equivalence.csv", "reports/summary.tex",
-           "reports/pairwise.tex", "reports/REPORT.md", "reports/selected_epochs.csv",
+           "reports/pairwise.tex", "reports/REPORT.md", "reports/selected_epochs.csv", "reports/posthoc.csv",
+           "reports/bayesian.csv",
            "plots/critical_difference.png", "plots/critical_difference.svg", "plots/forest.png", "plots/pairwise.png",
            "plots/learning_curves.png", "plots/dashboard.png", "plots/mean_ranks.csv", "plots/mean_ranks.png"]
 
@@ -126,6 +127,18 @@ def test_stage_writes_every_file_with_sane_content(workdir):
     assert len(audit) == len(TASKS) * len(MODELS) * S and {r["epoch"] for r in audit} == {"4", ""}
     ranks = _csv(workdir / "plots/mean_ranks.csv")
     assert list(ranks[0]) == ["model", "mean_rank", "aggregation", "uniform_mean_rank"] and len(ranks) == 4
+    posthoc = _csv(workdir / "reports/posthoc.csv")
+    assert [r["method"] for r in posthoc] == ["nemenyi"] * 6 + ["wilcoxon_holm"] * 6  # 4 ranked models, 6 pairs
+    assert {"model_a", "model_b", "p_raw", "p_holm", "significant"} <= set(posthoc[0])
+    bayes = _csv(workdir / "reports/bayesian.csv")
+    across = [r for r in bayes if r["scope"] == "across_tasks"]
+    assert len(across) == 6 and {r["rope"] for r in across} == {"0.01"} and {r["seed"] for r in across} == {"0"}
+    for r in across:
+        assert float(r["p_a_better"]) + float(r["p_rope"]) + float(r["p_b_better"]) == pytest.approx(1.0)
+    assert {r["task"] for r in bayes if r["scope"] == "task"} == {"cora", "random_tsp", "mutag", "karate"}
+    assert report["posthoc"]["cliques_from"] == "nemenyi" and set(report["bayesian"]) == {
+        f"{r['model_a']} vs {r['model_b']}" for r in across}
+    assert report["friedman"]["chi2_tie_corrected"] == pytest.approx(report["friedman"]["chi2"])
 
     for rel in ("reports/summary.tex", "reports/pairwise.tex"):
         tex = (workdir / rel).read_text()
@@ -139,7 +152,9 @@ def test_stage_writes_every_file_with_sane_content(workdir):
                     "## 12. Paper vs strict", "No protocol study in this run", "constant predictor",
                     "DATA UNAVAILABLE", "N = 4 tasks present",
                     "What the diagram shows", "What it does not show", "min Wilcoxon p",
-                    "GIN is therefore not in the diagram"):
+                    "GIN is therefore not in the diagram", "With the tie correction",
+                    "### Post-hoc tests: Nemenyi and Wilcoxon–Holm side by side", "### Bayesian comparison",
+                    "practically equivalent with", "cliques come from **Nemenyi"):
         assert section in md, section
     assert "`karate`" in md and "`cora` | GCN vs. GAT" in md  # Table 2 layout with both node_cls tasks
     assert "0.811 ± 0.001" in md  # the paper's Cora GCN cell is quoted
@@ -159,8 +174,11 @@ def test_stage_writes_every_file_with_sane_content(workdir):
 def test_stage_params_drive_the_options(workdir):
     run_report_stage(_params(ci_method="bootstrap", bootstrap_n=500, pairwise_method="wilcoxon",
                              epoch_selection="best_val", aggregation="reliability", equivalence_margin=0.05,
-                             alpha=0.1, ci=0.9), echo=lambda *_: None, root=workdir)
+                             alpha=0.1, ci=0.9, posthoc="wilcoxon_holm"), echo=lambda *_: None, root=workdir)
     report = json.loads((workdir / "metrics/report.json").read_text())
+    assert report["options"]["posthoc_method"] == "wilcoxon_holm"
+    assert report["posthoc"]["cliques_from"] == "wilcoxon_holm"
+    assert {r["rope"] for r in _csv(workdir / "reports/bayesian.csv")} == {"0.05"}
     assert report["options"]["ci_method"] == "bootstrap" and report["options"]["pairwise_method"] == "wilcoxon"
     assert report["options"]["epoch_selection"] == "best_val" and report["alpha"] == 0.1
     assert report["aggregation"]["name"] == "reliability"
@@ -172,6 +190,7 @@ def test_stage_params_drive_the_options(workdir):
     assert {r["aggregation"] for r in _csv(workdir / "plots/mean_ranks.csv")} == {"reliability"}
     md = (workdir / "reports/REPORT.md").read_text()
     assert "`best_val`" in md and "percentile-bootstrap" in md and "Wilcoxon signed-rank, Holm" in md
+    assert "cliques come from **Wilcoxon signed-rank + Holm** (`report.posthoc: wilcoxon_holm`)" in md
     assert "Wilcoxon" in (workdir / "reports/pairwise.tex").read_text()
 
 

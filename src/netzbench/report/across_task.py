@@ -32,6 +32,15 @@ def present_tasks(final: Tensor) -> list[str]:
     return [t for t in final if any(np.isfinite(v).any() for v in final[t].values())]
 
 
+def score_table(final: Tensor, directions: Mapping[str, str], status: Callable[[str, str], str], *,
+                models: Sequence[str], rank_tasks: Sequence[str] | None) -> RankTable:
+    """Per-task scores of the complete ``models``, oriented so that larger is better on every task:
+    ``(tasks, models, scores[N, k], excluded)`` -- the seed means the ranks are taken of, negated on
+    lower-is-better tasks.  Which tasks count and which models are excluded: :func:`rank_table`."""
+    tasks, keep, scores, higher, excluded = _scores(final, directions, status, models=models, rank_tasks=rank_tasks)
+    return tasks, keep, np.where(higher[:, None], scores, -scores) if scores.size else scores, excluded
+
+
 def rank_table(final: Tensor, directions: Mapping[str, str], status: Callable[[str, str], str], *,
                models: Sequence[str], rank_tasks: Sequence[str] | None) -> RankTable:
     """Ranks of the complete ``models`` over the counted tasks: ``(tasks, models, ranks[N, k], excluded)``.
@@ -39,6 +48,15 @@ def rank_table(final: Tensor, directions: Mapping[str, str], status: Callable[[s
     ``excluded`` maps each model without a value on some counted task to the
     reason, naming the tasks grouped by the cell's ``status(task, model)``.
     """
+    tasks, keep, scores, higher, excluded = _scores(final, directions, status, models=models, rank_tasks=rank_tasks)
+    if not keep or not tasks:
+        return tasks, keep, np.zeros((len(tasks), len(keep))), excluded
+    return tasks, keep, stats.rank_matrix(scores, higher), excluded
+
+
+def _scores(final: Tensor, directions: Mapping[str, str], status: Callable[[str, str], str], *,
+            models: Sequence[str], rank_tasks: Sequence[str] | None):
+    """``(tasks, models, seed means[N, k], higher[N], excluded)`` of the complete models."""
     tasks = [t for t in final if (rank_tasks is None or t in rank_tasks)
              and any(np.isfinite(v).any() for v in final[t].values())]
     excluded: dict[str, str] = {}
@@ -53,10 +71,10 @@ def rank_table(final: Tensor, directions: Mapping[str, str], status: Callable[[s
         else:
             keep.append(m)
     if not keep or not tasks:
-        return tasks, keep, np.zeros((len(tasks), len(keep))), excluded
+        return tasks, keep, np.zeros((len(tasks), len(keep))), np.zeros(len(tasks), dtype=bool), excluded
     scores = np.array([[np.nanmean(final[t][m]) for m in keep] for t in tasks])
     higher = np.array([directions[t] == "higher" for t in tasks])
-    return tasks, keep, stats.rank_matrix(scores, higher), excluded
+    return tasks, keep, scores, higher, excluded
 
 
 def _weights_for(tasks: list[str], weights) -> np.ndarray | None:
@@ -105,8 +123,11 @@ def friedman(table: RankTable, *, alpha: float) -> dict[str, Any]:
     """Friedman test, Iman–Davenport F, Nemenyi CD, cliques, max gap over the models of ``table``.
 
     Keys ``k, n_tasks, tasks, models, excluded, alpha, chi2, p_value, df,
-    iman_davenport_f, iman_davenport_p, friedman_note, cd, mean_ranks,
-    cliques, max_gap, n_for_observed_gap``.  ``k < 2`` or ``N < 1``:
+    iman_davenport_f, iman_davenport_p, friedman_note, chi2_tie_corrected,
+    p_value_tie_corrected, cd, mean_ranks, cliques, max_gap,
+    n_for_observed_gap``.  ``chi2``/``p_value`` are the textbook statistic
+    (the headline); the tie-corrected one is scipy's ``friedmanchisquare``.
+    ``cliques`` are Nemenyi's (mean-rank span below CD).  ``k < 2`` or ``N < 1``:
     statistics NaN, no cliques.  ``N = 1``: chi2 defined, Iman–Davenport
     NaN.  ``k = 2``: Iman–Davenport NaN (the Friedman test is the sign test);
     complete agreement of every task: F infinite with the exact p-value
@@ -118,7 +139,8 @@ def friedman(table: RankTable, *, alpha: float) -> dict[str, Any]:
                            "alpha": alpha, "df": max(k - 1, 0), "friedman_note": ""}
     if k < 2 or n < 1:
         out.update(chi2=math.nan, p_value=math.nan, iman_davenport_f=math.nan, iman_davenport_p=math.nan,
-                   cd=math.nan, mean_ranks={m: (1.0 if n else math.nan) for m in names}, cliques=[],
+                   chi2_tie_corrected=math.nan, p_value_tie_corrected=math.nan, cd=math.nan,
+                   mean_ranks={m: (1.0 if n else math.nan) for m in names}, cliques=[],
                    max_gap=math.nan, n_for_observed_gap=None)
         return out
     fr = stats.friedman(ranks)
@@ -126,7 +148,8 @@ def friedman(table: RankTable, *, alpha: float) -> dict[str, Any]:
     cd = stats.critical_difference(k, n, alpha)
     gap = stats.max_rank_gap(mr)
     out.update(chi2=fr.chi2, p_value=fr.p_value, iman_davenport_f=fr.iman_davenport_f,
-               iman_davenport_p=fr.iman_davenport_p, friedman_note=fr.note, cd=cd,
+               iman_davenport_p=fr.iman_davenport_p, friedman_note=fr.note,
+               chi2_tie_corrected=fr.chi2_tie_corrected, p_value_tie_corrected=fr.p_value_tie_corrected, cd=cd,
                mean_ranks=dict(zip(names, map(float, mr))),
                cliques=[[names[i] for i in c] for c in stats.cliques(mr, cd)],
                max_gap=gap, n_for_observed_gap=stats.n_for_observed_gap(cd, n, gap))

@@ -35,7 +35,7 @@ import numpy as np
 
 from .. import stats
 from ..stats._common import check_open_unit
-from . import across_task, availability, cost, degenerate, latex, persistence, selection, within_task
+from . import across_task, availability, comparisons, cost, degenerate, latex, persistence, selection, within_task
 from .persistence import SCHEMA
 from .selection import EPOCH_SELECTIONS
 from .series import TaskInfo, task_info_of
@@ -91,6 +91,9 @@ class BenchmarkReport:
         Resamples and RNG seed of the bootstrap CI (reproducible).
     pairwise_method : {"t", "wilcoxon"}
         Paired test used by :meth:`pairwise` and everything built on it.
+    posthoc_method : {"nemenyi", "wilcoxon_holm"}
+        Post-hoc test across tasks of :meth:`posthoc`, where the CD diagram's cliques come from
+        (``report.posthoc`` in params.yaml).
     epoch_selection : {"final", "best_val"}
         How a history is reduced to one number.
     alpha : float
@@ -118,7 +121,7 @@ class BenchmarkReport:
                  pairwise_method: str = "t", epoch_selection: str = "final", *, alpha: float = 0.05,
                  ci: float = 0.95, equivalence_margin: float | Mapping[str, float] | None = None,
                  rank_tasks: Sequence[str] | None = None, tasks: Mapping[str, Mapping] | None = None,
-                 cells: Mapping[str, Mapping[str, Mapping]] | None = None):
+                 cells: Mapping[str, Mapping[str, Mapping]] | None = None, posthoc_method: str = "nemenyi"):
         self.seeds = [int(s) for s in seeds]
         if len(set(self.seeds)) != len(self.seeds):
             raise ValueError(f"seeds must be distinct, got {self.seeds}")
@@ -127,6 +130,7 @@ class BenchmarkReport:
         self.config = dict(config or {})
         self.ci_method = ci_method
         self.pairwise_method = pairwise_method
+        self.posthoc_method = posthoc_method
         self.epoch_selection = epoch_selection
         self.bootstrap_n = int(bootstrap_n)
         if self.bootstrap_n < 1:
@@ -149,6 +153,7 @@ class BenchmarkReport:
     # ------------------------------------------------------------- options
     ci_method = _option("ci_method", _one_of(stats.INTERVAL_METHODS))
     pairwise_method = _option("pairwise_method", _one_of(stats.PAIRED_METHODS))
+    posthoc_method = _option("posthoc_method", _one_of(stats.POSTHOC_METHODS))
     epoch_selection = _option("epoch_selection", _one_of(EPOCH_SELECTIONS))
     alpha = _option("alpha", check_open_unit)
     ci = _option("ci", check_open_unit)
@@ -160,7 +165,8 @@ class BenchmarkReport:
             margin = dict(margin)
         return {"ci_method": self.ci_method, "bootstrap_n": self.bootstrap_n, "bootstrap_seed": self.bootstrap_seed,
                 "pairwise_method": self.pairwise_method, "epoch_selection": self.epoch_selection,
-                "alpha": self.alpha, "ci": self.ci, "equivalence_margin": margin, "rank_tasks": self.rank_tasks}
+                "alpha": self.alpha, "ci": self.ci, "equivalence_margin": margin, "rank_tasks": self.rank_tasks,
+                "posthoc_method": self.posthoc_method}
 
     # -------------------------------------------------------------- basics
     @property
@@ -296,6 +302,32 @@ class BenchmarkReport:
         (keys and edge cases: :func:`.across_task.friedman`)."""
         return across_task.friedman(self.rank_table(models), alpha=self.alpha)
 
+    def score_table(self, models: Sequence[str] | None = None
+                    ) -> tuple[list[str], list[str], np.ndarray, dict[str, str]]:
+        """The seed means behind :meth:`rank_table` (same tasks, models, exclusions), negated on
+        lower-is-better tasks so that larger is better everywhere: ``(tasks, models, scores[N, k], excluded)``."""
+        return across_task.score_table(self.final_metrics(), self._directions(), self.cell_status,
+                                       models=list(models) if models is not None else self.models,
+                                       rank_tasks=self.rank_tasks)
+
+    def posthoc(self, method: str | None = None, models: Sequence[str] | None = None) -> list[dict]:
+        """Post-hoc test across tasks, one row per pair of ranked models (``model_a, model_b, p_raw, p_holm,
+        significant``, ...): ``nemenyi`` (mean ranks, the CD) or ``wilcoxon_holm`` (signed-rank tests on
+        the per-task scores, Holm); default ``posthoc_method``.  Definitions: :mod:`.comparisons`."""
+        return comparisons.posthoc(self.score_table(models), self.rank_table(models),
+                                   method=method or self.posthoc_method, alpha=self.alpha)
+
+    def bayesian(self, rope: float | Mapping[str, float] | None = None, *, rho: float | Mapping[str, float] = 0.0,
+                 n_samples: int = 50_000, seed: int | None = None, models: Sequence[str] | None = None) -> dict:
+        """Per pair ``p_a_better, p_rope, p_b_better``: Bayesian signed-rank test over tasks (``across_tasks``)
+        and correlated t-test over seeds per task (``per_task``, correlation ``rho``); ``rope`` defaults
+        to ``equivalence_margin``, ``seed`` to ``bootstrap_seed`` (reproducible).  See :mod:`.comparisons`."""
+        final = {t: {m: v for m, v in bm.items() if models is None or m in models}
+                 for t, bm in self.final_metrics().items()}
+        return comparisons.bayesian(final, self._directions(), self.score_table(models), rho=rho,
+                                    margin=self.equivalence_margin if rope is None else rope, n_samples=n_samples,
+                                    seed=self.bootstrap_seed if seed is None else seed)
+
     def rank_stability(self, n_boot: int = 2000, seed: int | None = None,
                        models: Sequence[str] | None = None) -> dict[str, Any]:
         """Bootstrap-over-tasks and leave-one-task-out stability of the mean-rank order
@@ -388,8 +420,8 @@ class BenchmarkReport:
                                  groups=None, weights=None, title: str | None = None):
         """Demšar CD diagram over the complete models.
 
-        ``uniform``: mean ranks with the Nemenyi CD bar, cliques and the
-        Friedman result.  Other aggregations: the weighted mean ranks drawn as
+        ``uniform``: mean ranks, Friedman result, cliques of ``posthoc_method`` (Nemenyi: with the CD
+        bar; Wilcoxon–Holm: without).  Other aggregations: the weighted mean ranks drawn as
         a diagnostic, without CD or cliques (no null distribution exists).
         Ranks are direction-aware per task, so lower-is-better metrics (MAE)
         share the diagram with accuracy and AUC.

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .comparisons import cliques
 from .reproduction import comparison, study_effects
 from .within_task import nested_summary
 
@@ -47,6 +48,9 @@ class ReportFacts:
     collapsed: list[dict]  # cells with constant test predictions in most seeds
     reproduction: list[dict]  # per cell of the paper's Table 3: paper, reference run here, ours
     study: dict[str, Any]  # the protocol study's effects (reports/protocol_study.json)
+    posthoc: dict[str, list[dict]]  # per post-hoc test across tasks: "nemenyi", "wilcoxon_holm"
+    bayesian: dict[str, Any] | None  # Bayesian signed-rank (across tasks) and correlated t (per task)
+    bayesian_error: str | None  # why there is no Bayesian analysis (no ROPE)
 
     @property
     def paper_overlap(self) -> dict[str, int]:
@@ -59,6 +63,13 @@ class ReportFacts:
     def headline_pairwise(self) -> list[dict]:
         """The comparisons of the report's ``pairwise_method``."""
         return self.pairwise[self.report.pairwise_method]
+
+    @property
+    def cd_cliques(self) -> list[list[str]]:
+        """The CD diagram's cliques: from the post-hoc test of the report's ``posthoc_method``."""
+        if self.report.posthoc_method == "nemenyi":
+            return self.friedman["cliques"]
+        return cliques(self.posthoc[self.report.posthoc_method], self.friedman["mean_ranks"])
 
     @property
     def failed_tasks(self) -> dict[str, str]:
@@ -90,6 +101,11 @@ def collect_facts(report, candidate: str | None, roster: list[str], *, aggregati
         equivalence = report.equivalence()
     except ValueError as exc:
         equivalence_error = str(exc)
+    bayesian, bayesian_error = None, None
+    try:
+        bayesian = report.bayesian()
+    except ValueError as exc:
+        bayesian_error = str(exc)
     return ReportFacts(
         report=report, candidate=candidate, roster=list(roster), aggregation=aggregation, weights=weights,
         summary=summary, nested=nested_summary(summary),
@@ -103,4 +119,6 @@ def collect_facts(report, candidate: str | None, roster: list[str], *, aggregati
         baselines=report.baselines(), collapsed=report.collapsed(),
         reproduction=comparison(summary, reference, report.ci),
         study=study_effects(study, report.final_metrics(), report.seeds),
+        posthoc={method: report.posthoc(method) for method in ("nemenyi", "wilcoxon_holm")},
+        bayesian=bayesian, bayesian_error=bayesian_error,
     )

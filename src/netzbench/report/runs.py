@@ -103,7 +103,7 @@ def load_from_runs(cls, runs_dir="metrics/runs", *, tasks=None, models=None, par
         rep = p["report"]
         defaults = {"ci_method": rep["ci_method"], "bootstrap_n": rep["bootstrap_n"],
                     "pairwise_method": rep["pairwise_method"], "epoch_selection": rep["epoch_selection"],
-                    "alpha": rep["alpha"], "ci": rep["ci"]}
+                    "alpha": rep["alpha"], "ci": rep["ci"], "posthoc_method": rep.get("posthoc", "nemenyi")}
         if rep.get("equivalence_margin") is not None:
             defaults["equivalence_margin"] = rep["equivalence_margin"]
         if rep.get("rank_tasks") is not None:

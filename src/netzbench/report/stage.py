@@ -10,7 +10,10 @@ to the working directory (or ``out_dir``):
   every history (``BenchmarkReport.from_json`` re-analyses it);
 - ``reports/summary.csv``, ``reports/pairwise_t.csv``,
   ``reports/pairwise_wilcoxon.csv``, ``reports/power.csv``,
-  ``reports/equivalence.csv``, ``reports/selected_epochs.csv``: tables;
+  ``reports/equivalence.csv``, ``reports/selected_epochs.csv``,
+  ``reports/posthoc.csv`` (both post-hoc tests across tasks),
+  ``reports/bayesian.csv`` (Bayesian signed-rank across tasks, correlated
+  t-test per task): tables;
 - ``reports/summary.tex``, ``reports/pairwise.tex``: booktabs tables;
 - ``plots/critical_difference.png``/``.svg``, ``plots/forest.png``,
   ``plots/pairwise.png``, ``plots/learning_curves.png``,
@@ -24,8 +27,10 @@ Every statistic they share is computed once per build
 ``bootstrap_n``, ``pairwise_method``, ``epoch_selection`` (through
 :meth:`BenchmarkReport.from_runs`), ``aggregation`` (the mean ranks of
 ``plots/mean_ranks.*``; the CD diagram and the Friedman test are always the
-uniform ones, the only aggregation with a null distribution) and
-``equivalence_margin`` (the TOST table).  An optional ``report.weights``
+uniform ones, the only aggregation with a null distribution),
+``equivalence_margin`` (the TOST table and the Bayesian ROPE) and
+``posthoc`` (``nemenyi`` or ``wilcoxon_holm``: where the CD diagram's
+cliques come from; REPORT.md shows both tests).  An optional ``report.weights``
 mapping ``{task: weight}`` feeds ``aggregation: custom``.
 """
 
@@ -52,6 +57,10 @@ PAIRWISE_COLUMNS = ["task", "model_a", "model_b", "direction", "mean_diff", "sig
 EQUIVALENCE_COLUMNS = ["task", "model_a", "model_b", "mean_diff", "n_seeds", "margin", "p_lower", "p_upper",
                        "p_tost", "p_tost_holm", "equivalent", "p_diff_holm", "pairwise_method", "verdict", "note"]
 AUDIT_COLUMNS = ["task", "model", "seed", "selection", "index", "epoch", "value", "validation"]
+POSTHOC_COLUMNS = ["method", "model_a", "model_b", "mean_rank_a", "mean_rank_b", "statistic", "p_raw", "p_holm",
+                   "p_adjusted", "significant", "better", "n_tasks", "wins_a", "wins_b", "degenerate", "note"]
+BAYESIAN_COLUMNS = ["scope", "task", "model_a", "model_b", "mean_diff", "p_a_better", "p_rope", "p_b_better", "rope",
+                    "rho", "n_tasks", "n_seeds", "n_samples", "seed", "degenerate", "note"]
 #: the reference implementation's cells, run here (benchmarks/side_by_side.py)
 REFERENCE_CELLS = Path("benchmarks/reference_cells.json")
 #: the protocol study (netzbench protocols)
@@ -110,7 +119,11 @@ def report_metrics(facts: ReportFacts) -> dict:
     out = {
         "friedman": {"chi2": _num(fr["chi2"]), "p_value": _num(fr["p_value"]),
                      "iman_davenport_f": _num(fr["iman_davenport_f"]),
-                     "iman_davenport_p": _num(fr["iman_davenport_p"])},
+                     "iman_davenport_p": _num(fr["iman_davenport_p"]),
+                     "chi2_tie_corrected": _num(fr["chi2_tie_corrected"]),
+                     "p_value_tie_corrected": _num(fr["p_value_tie_corrected"])},
+        "posthoc": {"cliques_from": report.posthoc_method,
+                    "significant_pairs": {m: sum(r["significant"] for r in rows) for m, rows in facts.posthoc.items()}},
         "cd": _num(fr["cd"]), "alpha": report.alpha, "k": fr["k"], "n_tasks": fr["n_tasks"],
         "mean_ranks": {m: _num(r) for m, r in fr["mean_ranks"].items()},
         "max_gap": _num(fr["max_gap"]), "n_for_observed_gap": fr["n_for_observed_gap"],
@@ -130,7 +143,20 @@ def report_metrics(facts: ReportFacts) -> dict:
     }
     if facts.equivalence is not None:
         out["equivalence_verdicts"] = _verdict_counts(facts.equivalence)
+    if facts.bayesian is not None:
+        out["bayesian"] = {f"{r['model_a']} vs {r['model_b']}": {k: _num(r[k]) for k in
+                                                                 ("p_a_better", "p_rope", "p_b_better")}
+                           for r in facts.bayesian["across_tasks"]}
     return out
+
+
+def bayesian_rows(bayes: dict | None) -> list[dict]:
+    """``reports/bayesian.csv``: the across-task rows (``scope = across_tasks``), then the per-task ones."""
+    if bayes is None:
+        return []
+    common = {"n_samples": bayes["n_samples"], "seed": bayes["seed"]}
+    rows = [{"scope": "across_tasks", **common, **r} for r in bayes["across_tasks"]]
+    return rows + [{"scope": "task", **r} for r in bayes["per_task"]]
 
 
 def headline_metrics(report: BenchmarkReport, candidate: str | None, roster: list[str], *,
@@ -163,6 +189,8 @@ def _write_tables(facts: ReportFacts, root: Path) -> None:
     _write_csv(root / "reports/power.csv", power_rows, power_cols)
     _write_csv(root / "reports/equivalence.csv", facts.equivalence or [], EQUIVALENCE_COLUMNS)
     _write_csv(root / "reports/selected_epochs.csv", report.selected_epochs(table=True), AUDIT_COLUMNS)
+    _write_csv(root / "reports/posthoc.csv", [r for rows in facts.posthoc.values() for r in rows], POSTHOC_COLUMNS)
+    _write_csv(root / "reports/bayesian.csv", bayesian_rows(facts.bayesian), BAYESIAN_COLUMNS)
     (root / "reports/summary.tex").write_text(report.to_latex(), encoding="utf-8")
     (root / "reports/pairwise.tex").write_text(report.pairwise_to_latex(), encoding="utf-8")
 
@@ -199,6 +227,7 @@ def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None, 
     ``reference`` and ``study``: see :func:`~netzbench.report.facts.collect_facts`."""
     root = Path(out_dir)
     rep_params = params.get("report", {})
+    report.posthoc_method = rep_params.get("posthoc", report.posthoc_method)  # the CD diagram's cliques
     facts = collect_facts(report, candidate, list(params["models"]),
                           aggregation=rep_params.get("aggregation", "uniform"), weights=rep_params.get("weights"),
                           reference=reference, study=study)

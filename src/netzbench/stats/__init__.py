@@ -1,7 +1,12 @@
 """netzbench.stats -- the pure-statistics layer of the report.
 
 Arrays in, numbers / small frozen dataclasses out (numpy, scipy,
-statsmodels only).  Every result type has ``to_dict()`` returning plain
+statsmodels, and baycomp for the Bayesian signed-rank test, imported only
+there).  Where one of these libraries computes a quantity (Holm, TOST,
+power, bootstrap, tie-corrected Friedman, Wilcoxon, the Bayesian
+signed-rank test) it is called; hand-written code remains for what no
+library fits (resolution and degenerate cases, MDE and seeds needed, CD and
+cliques, aggregations, rank stability).  Every result type has ``to_dict()`` returning plain
 Python values for JSON.  Quantities are defined in REPORT_SPEC.md; each
 module docstring gives the formulas and the documented edge cases.
 
@@ -13,17 +18,21 @@ multiple     Holm–Bonferroni adjustment
 power        minimum detectable effect, observed power, seeds needed
 equivalence  paired TOST and the different/equivalent/trivial/undetermined verdict
 ranks        rank table and mean-rank aggregations
-friedman     Friedman chi-square and Iman–Davenport F
+friedman     Friedman chi-square (textbook and tie-corrected) and Iman–Davenport F
 nemenyi      Nemenyi q, critical difference, cliques, tasks needed for a gap
+posthoc      pairwise post-hoc tests across tasks: Nemenyi, Wilcoxon signed-rank + Holm
+bayesian     Bayesian signed-rank test over tasks, Bayesian correlated t-test over seeds
 stability    bootstrap / jackknife stability of the rank order
 """
 
+from .bayesian import BayesResult, correlated_t_test, signed_rank_test
 from .equivalence import VERDICTS, TostResult, tost_paired, verdict
-from .friedman import FriedmanResult, friedman
+from .friedman import FriedmanResult, friedman, tie_corrected
 from .intervals import INTERVAL_METHODS, Interval, bootstrap_interval, clip_interval, interval, t_interval
 from .multiple import holm
-from .nemenyi import cliques, critical_difference, max_rank_gap, n_for_observed_gap, nemenyi_q
+from .nemenyi import cliques, cliques_from_matrix, critical_difference, max_rank_gap, n_for_observed_gap, nemenyi_q
 from .paired import PAIRED_METHODS, RESOLUTION, PairedResult, paired_test
+from .posthoc import POSTHOC_METHODS, PosthocPair, posthoc, posthoc_cliques, significance_matrix
 from .power import PowerResult, paired_power
 from .ranks import AGGREGATIONS, aggregate_ranks, mean_ranks, rank_matrix
 from .stability import RankStability, rank_stability
@@ -56,9 +65,20 @@ __all__ = [
     "AGGREGATIONS",
     "FriedmanResult",
     "friedman",
+    "tie_corrected",
     "nemenyi_q",
     "critical_difference",
     "cliques",
+    "cliques_from_matrix",
+    # post-hoc and Bayesian comparisons across tasks
+    "PosthocPair",
+    "posthoc",
+    "posthoc_cliques",
+    "significance_matrix",
+    "POSTHOC_METHODS",
+    "BayesResult",
+    "signed_rank_test",
+    "correlated_t_test",
     "n_for_observed_gap",
     "max_rank_gap",
     "RankStability",

@@ -14,8 +14,10 @@ an equivalence margin :math:`\delta > 0` (in metric units):
     p_{\mathrm{TOST}} = \max(p^{-}, p^{+}).
 
 Equivalence (:math:`|\mu_d| < \delta`) is concluded when
-:math:`p_{\mathrm{TOST}} < \alpha`.  Each one-sided p-value is computed with
-:func:`scipy.stats.ttest_1samp` (``alternative="greater"`` / ``"less"``).
+:math:`p_{\mathrm{TOST}} < \alpha`.  The two tests are
+:func:`statsmodels.stats.weightstats.ttost_paired` (``low = -margin``,
+``upp = +margin``); they equal :func:`scipy.stats.ttest_1samp` with
+``alternative="greater"`` / ``"less"`` to floating-point noise.
 
 Edge cases (no exceptions): pairs with a non-finite value are dropped.
 ``n < 2`` gives NaN p-values and ``equivalent = False``.  Zero spread at the
@@ -31,7 +33,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy import stats
+from statsmodels.stats.weightstats import ttost_paired
 
 from ._common import ResultMixin, check_open_unit
 from .paired import RESOLUTION, paired_differences
@@ -106,8 +108,8 @@ def tost_paired(a, b, margin: float, alpha: float = 0.05, resolution: float = RE
         return TostResult(nan, nan, nan, margin, n, False, NOTE_FEW)
     if pdiff.kind in ("zero", "constant"):
         return TostResult(nan, nan, nan, margin, n, False, NOTE_ZERO_SPREAD)
-    p_lower = float(stats.ttest_1samp(pdiff.d, -margin, alternative="greater").pvalue)
-    p_upper = float(stats.ttest_1samp(pdiff.d, margin, alternative="less").pvalue)
+    _, (_, p_lower, _), (_, p_upper, _) = ttost_paired(pdiff.a, pdiff.b, -margin, margin)
+    p_lower, p_upper = float(p_lower), float(p_upper)
     p = max(p_lower, p_upper)
     return TostResult(p, p_lower, p_upper, margin, n, bool(p < alpha))
 

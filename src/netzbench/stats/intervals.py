@@ -40,6 +40,8 @@ percentile bootstrap of a mean never leaves the range of its values.
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -168,15 +170,20 @@ def t_interval(values, ci: float = 0.95, bounds=None) -> Interval:
                          bounds)
 
 
-def _resampled_means(x: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    n = x.size
-    out = np.empty(n_resamples)
-    step = max(1, _CHUNK_DRAWS // n)
-    for start in range(0, n_resamples, step):
-        stop = min(n_resamples, start + step)
-        idx = rng.integers(0, n, size=(stop - start, n))
-        out[start:stop] = x[idx].mean(axis=1)
-    return out
+#: the name of scipy.stats.bootstrap's generator argument (``rng`` from scipy 1.15, ``random_state`` before)
+_RNG_ARG = "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
+
+
+def _percentile_bootstrap(x: np.ndarray, ci: float, n_resamples: int, seed) -> tuple[float, float]:
+    """:func:`scipy.stats.bootstrap` (percentile method) of the mean, ``numpy.random.default_rng(seed)``,
+    resamples drawn in batches of at most ``_CHUNK_DRAWS`` values (bounded memory)."""
+    batch = max(1, _CHUNK_DRAWS // x.size)
+    with warnings.catch_warnings():  # scipy's standard error of a single resample (unused here) warns
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = stats.bootstrap((x,), np.mean, confidence_level=ci, n_resamples=n_resamples, method="percentile",
+                              batch=batch if batch < n_resamples else None,
+                              **{_RNG_ARG: np.random.default_rng(seed)})
+    return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
 def bootstrap_interval(values, ci: float = 0.95, n_resamples: int = 10_000, seed=0, bounds=None) -> Interval:
@@ -187,7 +194,11 @@ def bootstrap_interval(values, ci: float = 0.95, n_resamples: int = 10_000, seed
 
     .. math:: [\,q_{(1-c)/2}(\bar x^*),\; q_{(1+c)/2}(\bar x^*)\,]
 
-    (``numpy.percentile`` with linear interpolation).  The bounds are the
+    (linear interpolation between order statistics), computed by
+    :func:`scipy.stats.bootstrap` with ``method="percentile"``.  Its
+    resampling scheme (one ``(B, n)`` draw of indices per batch) is the one
+    this function used before it called scipy, so the bounds are unchanged
+    to floating-point noise.  The bounds are the
     true percentiles and may be asymmetric about ``mean``;
     ``half_width = (hi - lo) / 2``.  ``std`` and ``sem`` are the ordinary
     sample quantities (ddof = 1), not bootstrap estimates.
@@ -212,8 +223,7 @@ def bootstrap_interval(values, ci: float = 0.95, n_resamples: int = 10_000, seed
     if std == 0.0:
         lo = hi = mean
     else:
-        means = _resampled_means(x, n_resamples, np.random.default_rng(seed))
-        lo, hi = (float(q) for q in np.percentile(means, [50.0 * (1.0 - ci), 50.0 * (1.0 + ci)]))
+        lo, hi = _percentile_bootstrap(x, ci, n_resamples, seed)
     return clip_interval(Interval(mean, float(lo), float(hi), float((hi - lo) / 2.0), std, sem, int(x.size),
                                   "bootstrap"), bounds)
 

@@ -8,13 +8,16 @@ defined p-values sorted ascending, :math:`p_{(1)} \le \dots \le p_{(m)}`,
     \tilde p_{(i)} = \min\Bigl(1,\ \max_{j \le i}\,(m - j + 1)\,p_{(j)}\Bigr).
 
 Rejecting :math:`\tilde p_{(i)} \le \alpha` controls the family-wise error
-rate at :math:`\alpha`.  The adjusted values are monotone in the raw ones and
-equal those of ``statsmodels.stats.multitest.multipletests(method="holm")``.
+rate at :math:`\alpha`.  The adjustment itself is
+``statsmodels.stats.multitest.multipletests(method="holm")``; this module adds
+what the report needs around it: undefined (NaN) p-values are left out of the
+family (statsmodels would propagate them), and any array shape is kept.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from statsmodels.stats.multitest import multipletests
 
 __all__ = ["holm"]
 
@@ -49,11 +52,6 @@ def holm(pvalues) -> np.ndarray:
     m = vals.size
     if m == 0:
         return out
-    order = np.argsort(vals, kind="stable")
-    scaled = (m - np.arange(m)) * vals[order]
-    adj_sorted = np.minimum(np.maximum.accumulate(scaled), 1.0)
-    adj = np.empty(m)
-    adj[order] = adj_sorted
     out_flat = out.reshape(-1)
-    out_flat[ok] = adj
+    out_flat[ok] = multipletests(vals, method="holm")[1]
     return out_flat.reshape(p.shape)

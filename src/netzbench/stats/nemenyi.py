@@ -26,7 +26,8 @@ from scipy import stats
 
 from ._common import check_open_unit
 
-__all__ = ["nemenyi_q", "critical_difference", "cliques", "n_for_observed_gap", "max_rank_gap"]
+__all__ = ["nemenyi_q", "critical_difference", "cliques", "cliques_from_matrix", "n_for_observed_gap",
+           "max_rank_gap"]
 
 
 @lru_cache(maxsize=256)
@@ -86,16 +87,37 @@ def cliques(mean_ranks, cd: float) -> list[tuple[int, ...]]:
     cd = float(cd)
     if r.size < 2 or math.isnan(cd):
         return []
+    # sorted by rank, a run's widest pair is its first and last model: "span < cd" is "no pair >= cd"
+    return cliques_from_matrix(r, np.abs(r[:, None] - r[None, :]) >= cd)
+
+
+def cliques_from_matrix(mean_ranks, significant) -> list[tuple[int, ...]]:
+    """CD-diagram bars from any pairwise significance matrix (Nemenyi, Wilcoxon–Holm, ...).
+
+    ``significant[i, j]`` (symmetric, k x k, diagonal ignored) says whether
+    models ``i`` and ``j`` differ significantly.  Models are sorted by mean
+    rank (stable); for each model the run extends over the following models
+    as long as no pair inside the run is significant; a run of at least two
+    models that is not contained in another run is a clique.  Returned
+    tuples hold indices in rank order, cliques from best to worst.  With the
+    Nemenyi matrix ``|r_i - r_j| >= CD`` this is :func:`cliques`.
+    """
+    r = np.asarray(mean_ranks, dtype=float).ravel()
+    sig = np.asarray(significant, dtype=bool)
+    if sig.shape != (r.size, r.size):
+        raise ValueError(f"significant must be {r.size} x {r.size}, got shape {sig.shape}")
+    if r.size < 2:
+        return []
     order = np.argsort(r, kind="stable")
-    sr = r[order]
+    sig = sig[np.ix_(order, order)]
     out: list[tuple[int, ...]] = []
     last_end = -1
-    for i in range(sr.size):
+    for i in range(r.size):
         j = i
-        while j + 1 < sr.size and sr[j + 1] - sr[i] < cd:
+        while j + 1 < r.size and not sig[i : j + 1, j + 1].any():
             j += 1
-        # runs start in increasing order and their ends are non-decreasing, so a
-        # run is contained in an earlier one exactly when its end did not move.
+        # runs start in increasing order; a later run is contained in an earlier one exactly when its
+        # end does not pass the furthest end so far (same start order, shorter or equal reach).
         if j > i and j > last_end:
             out.append(tuple(int(x) for x in order[i : j + 1]))
         last_end = max(last_end, j)

@@ -4,7 +4,10 @@ For :math:`n` seed-aligned pairs with difference standard deviation
 :math:`\hat\sigma_d`, two-sided level :math:`\alpha` and target power
 :math:`1-\beta`:
 
-* minimum detectable effect (normal-approximation form with t quantiles)
+* minimum detectable effect (normal-approximation form with t quantiles, the
+  report spec's formula; kept hand-written because
+  ``TTestPower.solve_power`` solves the exact non-central-t equation, a
+  different and slightly smaller number)
 
   .. math:: \mathrm{MDE}(n) = \bigl(t_{n-1,\,1-\alpha/2} + t_{n-1,\,1-\beta}\bigr)\,
             \hat\sigma_d/\sqrt n ;
@@ -16,10 +19,15 @@ For :math:`n` seed-aligned pairs with difference standard deviation
   .. math:: P = \Pr(T'_{\nu,\lambda} > t_{\nu,1-\alpha/2})
               + \Pr(T'_{\nu,\lambda} < -t_{\nu,1-\alpha/2}),
 
-  both tails as survival functions, :math:`\Pr(T'_{\nu,|\lambda|} > t) +
-  \Pr(T'_{\nu,-|\lambda|} > t)`: ``scipy.stats.nct.cdf`` returns NaN for
-  large non-centrality (e.g. :math:`\nu = 9, \lambda = 9.4`) where the
-  survival function stays accurate, and a NaN is reported, never hidden;
+  computed by :meth:`statsmodels.stats.power.TTestPower.power` (effect size
+  :math:`d_z`, ``nobs = n``, two-sided).  Its lower tail is a non-central t
+  CDF, which is NaN for large non-centrality (``scipy.stats.nct.cdf`` and
+  statsmodels' ``nct_cdf`` alike, e.g. :math:`\nu = 9, \lambda = 9.4`;
+  statsmodels gives NaN from :math:`\nu = 9, d_z = 3` on); there both tails
+  are taken as survival functions, :math:`\Pr(T'_{\nu,|\lambda|} > t) +
+  \Pr(T'_{\nu,-|\lambda|} > t)`, which stay accurate (the two agree to
+  1e-15 where both are defined).  A NaN left after that is reported, never
+  hidden;
 
 * ``detectable``: :math:`|\bar d| \ge \mathrm{MDE}(n)`;
 * ``seeds_needed[e]``: the smallest :math:`n' \in [2, 10000]` with
@@ -46,6 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
+from statsmodels.stats.power import TTestPower
 
 from ._common import ResultMixin, check_open_unit
 from .paired import RESOLUTION, paired_differences
@@ -53,6 +62,7 @@ from .paired import RESOLUTION, paired_differences
 __all__ = ["PowerResult", "paired_power", "mde", "observed_power", "MAX_SEEDS"]
 
 MAX_SEEDS = 10_000
+_TTEST_POWER = TTestPower()
 
 
 @dataclass(frozen=True)
@@ -102,19 +112,23 @@ def mde(sigma_d: float, n, alpha: float = 0.05, power: float = 0.8):
 def observed_power(mean_diff: float, sigma_d: float, n: int, alpha: float = 0.05) -> float:
     r"""Power of the two-sided paired t test at non-centrality :math:`\bar d/(\sigma_d/\sqrt n)`.
 
-    Both tails are survival functions of the non-central t (the power is
-    symmetric in the sign of the effect): accurate for any effect, where
-    ``nct.cdf`` returns NaN.  ``mean_diff == 0`` gives ``alpha``; ``n < 2``
-    or ``sigma_d`` not positive gives NaN.  A NaN from scipy stays NaN.
+    :meth:`statsmodels.stats.power.TTestPower.power` at :math:`|d_z|` (the power is
+    symmetric in the sign of the effect); where its non-central t CDF is NaN
+    (large effects), both tails as survival functions of the non-central t.
+    ``mean_diff == 0`` gives ``alpha``; ``n < 2`` or ``sigma_d`` not positive
+    gives NaN.  A NaN left after the fallback stays NaN.
     """
     if n < 2 or not (sigma_d > 0.0):
         return float("nan")
     if mean_diff == 0.0:
         return alpha
-    df = n - 1
-    nc = abs(mean_diff) / (sigma_d / np.sqrt(n))
-    tcrit = stats.t.ppf(1.0 - alpha / 2.0, df)
-    p = float(stats.nct.sf(tcrit, df, nc) + stats.nct.sf(tcrit, df, -nc))
+    with np.errstate(all="ignore"):
+        p = float(_TTEST_POWER.power(abs(mean_diff) / sigma_d, n, alpha, alternative="two-sided"))
+    if not np.isfinite(p):  # the non-central t CDF of the lower tail failed: both tails as survival functions
+        df = n - 1
+        nc = abs(mean_diff) / (sigma_d / np.sqrt(n))
+        tcrit = stats.t.ppf(1.0 - alpha / 2.0, df)
+        p = float(stats.nct.sf(tcrit, df, nc) + stats.nct.sf(tcrit, df, -nc))
     return min(1.0, p) if np.isfinite(p) else float("nan")
 
 

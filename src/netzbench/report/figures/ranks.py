@@ -16,6 +16,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from ..comparisons import POSTHOC_NAMES, cliques
 from ..formatting import p_value
 from .common import FS, FS_SMALL, RC, colors_for, new_figure, text_width_in
 
@@ -29,6 +30,7 @@ def plot_critical_difference(
     diagnostic_label: str | None = None,
     ax=None,
     color_order: Sequence[str] | None = None,
+    clique_label: str | None = None,
 ) -> Figure:
     """Demšar (2006) critical-difference diagram of mean ranks across tasks.
 
@@ -51,7 +53,12 @@ def plot_critical_difference(
     ``cd=None`` marks a *diagnostic* aggregation (e.g. reliability-weighted
     mean ranks) for which no significance test exists: no CD bar and no clique
     bars are drawn (``cliques`` is ignored) and ``diagnostic_label`` (or a
-    default wording) is printed in their place.
+    default wording) is printed in their place -- unless ``clique_label`` is
+    given: then the cliques come from another pairwise test (e.g. Wilcoxon
+    signed-rank with Holm, :func:`netzbench.stats.cliques_from_matrix`), are
+    drawn, and ``clique_label`` says which test in place of the CD bar
+    (gid ``"clique-source"``).  Any pairwise significance matrix can so
+    supply the bars.
 
     Cliques of fewer than two models are not drawn.  Ties in mean rank are
     drawn at the same axis position with separate labels.  Every clique
@@ -83,7 +90,7 @@ def plot_critical_difference(
         if not np.isfinite(cd) or cd <= 0:
             raise ValueError(f"cd must be a positive finite number or None, got {cd!r}")
     clique_list: list[tuple[str, ...]] = []
-    if cd is not None:
+    if cd is not None or clique_label is not None:
         for c in cliques or ():
             c = tuple(c)
             missing = [m for m in c if m not in ranks]
@@ -216,7 +223,7 @@ def plot_critical_difference(
                 gid="cd-label",
             )
         else:
-            label = diagnostic_label or "diagnostic aggregation — no significance test"
+            label = clique_label or diagnostic_label or "diagnostic aggregation — no significance test"
             ax.text(
                 (lo + hi) / 2,
                 top_item_y,
@@ -226,7 +233,7 @@ def plot_critical_difference(
                 fontsize=FS,
                 style="italic",
                 color="#333333",
-                gid="diagnostic-label",
+                gid="clique-source" if clique_label else "diagnostic-label",
             )
 
         # ---- clique bars ----------------------------------------------------
@@ -345,8 +352,10 @@ def critical_difference_figure(report, aggregation: str = "uniform", *, models: 
                                groups=None, weights=None, title: str | None = None) -> Figure:
     """The CD diagram of ``report``'s complete models (see :meth:`BenchmarkReport.plot_critical_difference`).
 
-    ``uniform``: mean ranks with the Nemenyi CD bar, cliques and the Friedman
-    result.  Other aggregations: the weighted mean ranks drawn as a
+    ``uniform``: mean ranks, the Friedman result and cliques from the
+    report's ``posthoc_method``: ``nemenyi`` with the CD bar (mean-rank span
+    below CD), ``wilcoxon_holm`` without one (runs of models with no
+    Holm-significant Wilcoxon pair).  Other aggregations: the weighted mean ranks drawn as a
     diagnostic, without CD or cliques (no null distribution exists).
     """
     fr = report.friedman(models)
@@ -359,11 +368,16 @@ def critical_difference_figure(report, aggregation: str = "uniform", *, models: 
                 {m: 1.0 for m in fr["models"]}, None, [],
                 diagnostic_label=f"not enough complete models or tasks (k = {fr['k']}, N = {fr['n_tasks']})",
                 title=title, color_order=report.models)
+        friedman = {"chi2": fr["chi2"], "p_value": fr["p_value"], "n_tasks": fr["n_tasks"]}
+        title = title or f"Critical difference diagram (α = {report.alpha:g}, N = {fr['n_tasks']} tasks)"
+        if report.posthoc_method == "nemenyi":
+            return plot_critical_difference(fr["mean_ranks"], fr["cd"], [tuple(c) for c in fr["cliques"]],
+                                            friedman=friedman, title=title, color_order=report.models)
+        cl = cliques(report.posthoc(report.posthoc_method, models), fr["mean_ranks"])
         return plot_critical_difference(
-            fr["mean_ranks"], fr["cd"], [tuple(c) for c in fr["cliques"]],
-            friedman={"chi2": fr["chi2"], "p_value": fr["p_value"], "n_tasks": fr["n_tasks"]},
-            title=title or f"Critical difference diagram (α = {report.alpha:g}, N = {fr['n_tasks']} tasks)",
-            color_order=report.models)
+            fr["mean_ranks"], None, [tuple(c) for c in cl], friedman=friedman, title=title,
+            color_order=report.models,
+            clique_label=f"cliques: {POSTHOC_NAMES[report.posthoc_method]} (α = {report.alpha:g}), no CD")
     mr = report.mean_ranks(aggregation, groups=groups, weights=weights, models=models)
     if not mr or not all(math.isfinite(v) for v in mr.values()):
         raise ValueError(f"{aggregation} mean ranks are undefined (no usable weights)")

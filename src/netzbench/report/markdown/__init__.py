@@ -8,8 +8,10 @@ of one build and the parameters of the run:
    overlap with the winner), 3. significant differences, 4. node
    classification, paired t and Wilcoxon side by side (Table 2 layout)
    (:mod:`.per_task`);
-5. across tasks: Friedman, Nemenyi CD diagram (Figure 3) with a
-   plain-language reading, aggregations, rank stability (:mod:`.across_tasks`);
+5. across tasks: Friedman (textbook and tie-corrected), CD diagram (Figure 3)
+   with a plain-language reading, Nemenyi and Wilcoxon–Holm post-hoc tests
+   side by side, the Bayesian comparison in words (:mod:`.comparisons`),
+   aggregations, rank stability (:mod:`.across_tasks`);
 6. power floor, 7. equivalence verdicts (:mod:`.evidence`);
 8. candidate, 9. missing cells, 10. compute cost, 13. files (:mod:`.bookkeeping`);
 11. comparison with the paper's Table 3 and the reference implementation run

@@ -1,5 +1,6 @@
 """REPORT.md section 5: across tasks -- Friedman test, Nemenyi CD diagram with a plain-language reading,
-the paper's Figure 3 set and Friedman result, other aggregations, rank stability."""
+the paper's Figure 3 set and Friedman result, the post-hoc tests and the Bayesian comparison
+(:mod:`.comparisons`), other aggregations, rank stability."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import math
 from ..facts import ReportFacts
 from ..formatting import number, p_value
 from ..paper import figure3_models, load_paper_table
+from .comparisons import bayesian, posthoc_tables
 from .text import names, table
 
 _DIAGRAM_SCOPE = ("What the diagram shows: where each model sits on the mean-rank axis (lower is better; per-task "
@@ -24,7 +26,8 @@ def across_tasks(facts: ReportFacts) -> list[str]:
     report, fr = facts.report, facts.friedman
     L = ["## 5. Across tasks: Friedman test and critical-difference diagram", ""] + _scope(facts)
     if fr["k"] >= 2 and fr["n_tasks"] >= 1:
-        L += _friedman(fr, report.alpha) + _figure3_set(report, fr) + _paper_friedman(fr)
+        L += _friedman(facts) + _figure3_set(report, fr) + _paper_friedman(fr)
+        L += posthoc_tables(facts) + bayesian(facts)
         L += _aggregations(facts) + _stability(report, fr)
     else:
         L.append(f"Not enough complete models or tasks for a Friedman test (k = {fr['k']}, N = {fr['n_tasks']}).")
@@ -59,6 +62,23 @@ def _scope(facts: ReportFacts) -> list[str]:
     return L
 
 
+def _wilcoxon_reading(facts: ReportFacts) -> str:
+    """What the diagram's Wilcoxon–Holm cliques establish, in words."""
+    fr, alpha = facts.friedman, facts.report.alpha
+    reject = math.isfinite(fr["p_value"]) and fr["p_value"] < alpha
+    sig = [r for r in facts.posthoc["wilcoxon_holm"] if r["significant"]]
+    if not sig:
+        return ("**Reading.** No pair differs significantly in the pairwise Wilcoxon signed-rank tests over tasks "
+                f"(Holm, α = {alpha:g}): the clique bar joins every model, and this benchmark does not establish "
+                "any ordering of these models.")
+    pairs = [f"{r['better']} > {r['model_b'] if r['better'] == r['model_a'] else r['model_a']}" for r in sig]
+    reading = ("**Reading.** These pairs differ in the pairwise Wilcoxon signed-rank tests over tasks (Holm, "
+               f"α = {alpha:g}): {', '.join(pairs)}. Models joined by a clique bar are not distinguishable.")
+    if not reject:
+        reading += " The Friedman omnibus test does not reject, however: read these differences with care."
+    return reading
+
+
 def _reading(fr: dict, alpha: float) -> str:
     """What the CD diagram establishes, in words: one clique, the pairs beyond the CD, or no such pair."""
     reject = math.isfinite(fr["p_value"]) and fr["p_value"] < alpha
@@ -84,8 +104,22 @@ def _reading(fr: dict, alpha: float) -> str:
     return "**Reading.** No pair of models differs in mean rank by more than the CD."
 
 
-def _friedman(fr: dict, alpha: float) -> list[str]:
+def _ties(fr: dict) -> str:
+    """The tie-corrected Friedman statistic, and which of the two the report uses."""
+    if not math.isfinite(fr["chi2_tie_corrected"]):
+        return (" With the tie correction (scipy's `friedmanchisquare`) the statistic is undefined: every task "
+                "ties every model.")
+    same = math.isclose(fr["chi2_tie_corrected"], fr["chi2"], rel_tol=1e-9, abs_tol=1e-12)
+    return (f" With the tie correction (scipy's `friedmanchisquare`): χ²({fr['df']}) = "
+            f"{fr['chi2_tie_corrected']:.3f}, p = {p_value(fr['p_value_tie_corrected'])}"
+            + (" (no tied ranks, so the same)" if same else " (tied ranks within tasks make it larger)")
+            + ". The reading below and the Iman–Davenport F use the textbook statistic; the CD depends on "
+            "k and N only.")
+
+
+def _friedman(facts: ReportFacts) -> list[str]:
     """Mean ranks, the Friedman / Iman–Davenport tests, the CD, the reading and the diagram."""
+    fr, alpha = facts.friedman, facts.report.alpha
     ranks = ", ".join(f"{m} {r:.2f}" for m, r in sorted(fr["mean_ranks"].items(), key=lambda kv: kv[1]))
     L = [f"Mean ranks over N = {fr['n_tasks']} tasks and k = {fr['k']} models (1 = best): {ranks}.", ""]
     if fr["k"] == 2:  # the F correction is a t test on the win signs: infinite when one model wins every task
@@ -96,8 +130,11 @@ def _friedman(fr: dict, alpha: float) -> list[str]:
         iman += f" ({fr['friedman_note']})" if fr.get("friedman_note") else ""
     L.append(f"Friedman χ²({fr['df']}) = {fr['chi2']:.3f}, p = {p_value(fr['p_value'])}; {iman}. Nemenyi critical "
              f"difference at α = {alpha:g}: CD = {fr['cd']:.3f} (k = {fr['k']}, N = {fr['n_tasks']}). Largest "
-             f"mean-rank gap: {fr['max_gap']:.2f}.")
-    L += ["", _reading(fr, alpha), "", _DIAGRAM_SCOPE]
+             f"mean-rank gap: {fr['max_gap']:.2f}." + _ties(fr))
+    reading = _reading(fr, alpha) if facts.report.posthoc_method == "nemenyi" else _wilcoxon_reading(facts)
+    scope = _DIAGRAM_SCOPE if facts.report.posthoc_method == "nemenyi" else _DIAGRAM_SCOPE.replace(
+        "how long a gap must be to count (the CD bar, fixed by k and N alone), and ", "")
+    L += ["", reading, "", scope]
     if fr["n_for_observed_gap"] and fr["max_gap"] < fr["cd"]:
         L.append("")
         L.append(f"The largest observed gap ({fr['max_gap']:.2f}) would become significant at about "

@@ -91,6 +91,8 @@ def files() -> list[str]:
             "- `reports/pairwise_t.csv`, `reports/pairwise_wilcoxon.csv`, `reports/pairwise.tex` — comparisons",
             "- `reports/power.csv`, `reports/equivalence.csv`, `reports/selected_epochs.csv` — power, TOST, "
             "epoch audit",
+            "- `reports/posthoc.csv`, `reports/bayesian.csv` — post-hoc tests across tasks (Nemenyi, "
+            "Wilcoxon–Holm), Bayesian signed-rank and correlated t-tests",
             "- `plots/critical_difference.png|svg`, `plots/mean_ranks.csv|png`, `plots/dashboard.png`, "
             "`plots/forest.png`, `plots/pairwise.png`, `plots/learning_curves.png` — figures",
             "- `metrics/report.json` — headline numbers for `dvc metrics show` / `dvc exp show`",
