@@ -198,6 +198,7 @@ def run_benchmark(category: str | None = None, models: dict | None = None, seeds
                   search: dict | None = None, *, hidden_channels: int = 64, lr: dict | None = None,
                   data_root: str | Path = "data", mirror: str | None = None, threads: int = 1,
                   executor: str = "inprocess", workers: int | None = None, progress: bool = True,
+                  arithmetic: str = "native",
                   protocol: str = "strict", protocol_overrides: dict | None = None, **report_options):
     """Train every compatible (task, model, seed) and return a ``BenchmarkReport``.
 
@@ -237,7 +238,13 @@ def run_benchmark(category: str | None = None, models: dict | None = None, seeds
         "tasks": [t.name for t in task_list], "models": list(resolved), "seeds": seeds, "train": train,
         "search": search, "data": {"mirror": mirror}, "protocol": protocol,
         "protocol_overrides": protocol_overrides or {},
-        "exec": {"threads": threads, "workers": workers, "executor": "inprocess" if in_memory else executor}}))
+        "exec": {"threads": threads, "workers": workers, "executor": "inprocess" if in_memory else executor,
+                 "arithmetic": arithmetic}}))
+    from .run.arithmetic import check, configure
+
+    configure(params["exec"]["arithmetic"])
+    if params["exec"]["executor"] == "inprocess":
+        check(params["exec"]["arithmetic"])  # this process trains: its torch must already compute so
     data_root = Path(data_root)
     plans = []
     for task in task_list:

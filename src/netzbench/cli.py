@@ -26,8 +26,12 @@ def _params(path: str, *, import_models: bool = True) -> dict:
     importing them (and torch)."""
     from .config import load_config
 
+    from .run.arithmetic import configure
+
     try:
-        return load_config(path, import_models=import_models)
+        params = load_config(path, import_models=import_models)
+        configure(params["exec"]["arithmetic"])  # before anything imports torch: workers inherit it
+        return params
     except ParamsError as exc:
         raise UserError(str(exc)) from None
 

@@ -47,7 +47,7 @@ DEFAULTS: dict[str, Any] = {
     },
     "search": {"space": {}, "method": "grid", "n": None, "seed": 0},
     "exec": {"workers": None, "device": "auto", "threads": 1, "timeout_s": None, "max_rss_gb": None,
-             "executor": "local", "ray_address": None},
+             "executor": "local", "ray_address": None, "arithmetic": "native"},
     "data": {"mirror": None, "on_missing": "skip"},
     "report": {
         "alpha": 0.05,
@@ -60,6 +60,7 @@ DEFAULTS: dict[str, Any] = {
         "equivalence_margin": 0.01,
         "rank_tasks": None,
         "weights": None,
+        "posthoc": "nemenyi",
     },
 }
 
@@ -72,9 +73,11 @@ CI_METHODS = ("t", "bootstrap")
 PAIRWISE_METHODS = ("t", "wilcoxon")
 EPOCH_SELECTIONS = ("final", "best_val")
 AGGREGATIONS = ("uniform", "reliability", "hierarchical", "custom")
+POSTHOC_METHODS = ("nemenyi", "wilcoxon_holm")
 ON_MISSING = ("skip", "fail")
 DEVICES = ("auto", "cpu", "cuda")
 EXECUTORS = ("local", "ray", "inprocess")
+ARITHMETIC = ("native", "portable")
 #: hyperparameters the inner search may vary
 SEARCHABLE = ("lr", "weight_decay", "hidden_channels")
 
@@ -213,6 +216,8 @@ def validate(params: dict) -> dict:
             raise ParamsError(f"params.yaml: `exec.{key}` must be null (no limit) or a number > 0, got {v!r}")
     if ex.get("executor") not in EXECUTORS:
         raise ParamsError(f"params.yaml: `exec.executor` must be one of {list(EXECUTORS)}, got {ex.get('executor')!r}")
+    if ex.get("arithmetic") not in ARITHMETIC:
+        raise ParamsError(f"params.yaml: `exec.arithmetic` must be one of {list(ARITHMETIC)}, got {ex.get('arithmetic')!r}")
     if ex.get("device") not in DEVICES:
         raise ParamsError(f"params.yaml: `exec.device` must be one of {list(DEVICES)}, got {ex.get('device')!r}")
 
@@ -228,6 +233,7 @@ def validate(params: dict) -> dict:
         ("pairwise_method", PAIRWISE_METHODS),
         ("epoch_selection", EPOCH_SELECTIONS),
         ("aggregation", AGGREGATIONS),
+        ("posthoc", POSTHOC_METHODS),
     ):
         if rep.get(key) not in choices:
             raise ParamsError(f"params.yaml: `report.{key}` must be one of {list(choices)}, got {rep.get(key)!r}")

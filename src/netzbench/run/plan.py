@@ -154,6 +154,7 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
         "hyperparameters": hp,
         "protocol": {"name": params["protocol"], "switches": switches},
         "threads": int(params["exec"]["threads"]),
+        "arithmetic": params["exec"].get("arithmetic", "native"),
         "software": software_versions(),
     }
     plan = CellPlan(record, seeds, cacheable=model_spec is None)
@@ -197,7 +198,8 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
     base_job = {"data_dir": str(task_dir.resolve()), "meta": meta,
                 # workers fork from a long-lived server: give them this process's cwd and import path
                 "cwd": os.getcwd(), "sys_path": list(sys.path), "threads": record["threads"], "device": device,
-                "timeout_s": params["exec"].get("timeout_s"), "max_rss_gb": params["exec"].get("max_rss_gb")}
+                "timeout_s": params["exec"].get("timeout_s"), "max_rss_gb": params["exec"].get("max_rss_gb"),
+                "arithmetic": record["arithmetic"]}
     if model_spec is not None:
         base_job["model_spec"] = model_spec
     seed_data = {s: seed_data_hash(task_dir, s) for s in seeds}
@@ -207,6 +209,8 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
             spec = {"task": task_id, "task_spec": spec_of_task, "model": model, "model_args": model_args,
                     "hp": hp_c, "protocol": switches, "seed": s}
             extra = {"device": device} if device != "cpu" else {}
+            if record["arithmetic"] != "native":  # native keys stay as they were before the mode existed
+                extra["arithmetic"] = record["arithmetic"]
             if seed_data[s] is not None:
                 extra["seed_data"] = seed_data[s]  # a stored per-seed instance
             plan.keys[s, c] = seed_key(**spec, data=record["data_hash"], code=record["code_version"],

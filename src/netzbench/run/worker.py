@@ -119,6 +119,9 @@ def _run_seed(job: dict, on_epoch) -> dict:
 
         from ..models.registry import resolve_model
         from ..training.seed import fit_seed
+        from .arithmetic import check as check_arithmetic
+
+        check_arithmetic(job.get("arithmetic", "native"))
 
         torch.set_num_threads(int(job["threads"]))
         if not in_process:

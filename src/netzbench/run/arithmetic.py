@@ -1,0 +1,54 @@
+"""Portable arithmetic: the same bits on any x86-64 CPU with AVX2.
+
+PyTorch picks its CPU kernels by the instruction set it finds (ATen's CPU
+capability: SSE/AVX2/AVX-512), and so do MKL (BLAS) and oneDNN; a wider
+vector unit sums in another order, the last bits differ, and training
+amplifies them (the same seed on an AVX-512 and an AVX2 machine can end
+several points apart). ``exec.arithmetic: portable`` pins all three to the
+AVX2 paths before torch is imported, so every worker computes the same bits
+on any CPU that has AVX2; ``native`` (the default) lets each library use the
+best it finds. The mode is part of result identity (a portable run's cache
+keys differ from a native run's).
+
+The variables are read once, when torch (or MKL/oneDNN) initialises, so
+:func:`configure` must run before the first ``import torch`` of the process
+that starts the workers: the command line calls it first thing, and
+:func:`check` in each worker refuses to train on another capability.
+"""
+
+from __future__ import annotations
+
+import os
+
+MODES = ("native", "portable")
+#: the pinned level: AVX2, which every x86-64 CPU of the last decade has
+PORTABLE_ENV = {
+    "ATEN_CPU_CAPABILITY": "avx2",  # ATen's vectorised kernels (reductions, elementwise, ...)
+    "MKL_CBWR": "AVX2",              # MKL conditional numerical reproducibility: BLAS code path
+    "ONEDNN_MAX_CPU_ISA": "AVX2",    # oneDNN (convolutions, matmul primitives)
+}
+CAPABILITY = "AVX2"  # what torch.backends.cpu.get_cpu_capability() reports under PORTABLE_ENV
+
+
+class ArithmeticError_(RuntimeError):
+    """Portable arithmetic was asked for in a process whose torch already chose other kernels."""
+
+
+def configure(mode: str) -> None:
+    """Set the environment of ``mode`` for torch and the workers this process will start."""
+    if mode == "portable":
+        os.environ.update(PORTABLE_ENV)
+
+
+def check(mode: str) -> None:
+    """Raise :class:`ArithmeticError_` unless this process's torch computes in ``mode``."""
+    if mode != "portable":
+        return
+    import torch
+
+    found = torch.backends.cpu.get_cpu_capability()
+    if found != CAPABILITY:
+        raise ArithmeticError_(
+            f"exec.arithmetic is 'portable' but torch in this process uses the {found} kernels: torch was "
+            f"imported before the mode was set. Set {', '.join(f'{k}={v}' for k, v in PORTABLE_ENV.items())} "
+            "in the environment, or run through the netzbench command line")

@@ -1,0 +1,77 @@
+"""exec.arithmetic: portable pins the kernels' instruction-set paths, so two machines give the same bits.
+
+Two machines are simulated on this one by two native capability settings (the CPU's own, AVX-512
+where it has it, and ATen/MKL/oneDNN capped at AVX2), each in a fresh process with its own cache.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import torch
+
+SCRIPT = textwrap.dedent("""
+    import json, sys
+    from netzbench import run_benchmark
+    if __name__ == "__main__":
+        rep = run_benchmark(models={"GCN": "GCN", "GAT": "GAT"}, tasks=["ising_lattice", "karate"], seeds=[0],
+                            epochs=4, data_root=sys.argv[3], progress=False, arithmetic=sys.argv[1],
+                            executor="local", workers=1)
+        json.dump({f"{t}/{m}": rep.histories[t][m][0] for t in rep.histories for m in rep.histories[t]},
+                  open(sys.argv[2], "w"))
+""")
+AVX2 = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
+
+
+def _machine(tmp_path, name, mode, native_env):
+    env = {k: v for k, v in os.environ.items() if k not in AVX2}
+    env.update(native_env)
+    env["NETZBENCH_CACHE_DIR"] = str(tmp_path / f"cache-{name}-{mode}")  # nothing shared between "machines"
+    out = tmp_path / f"{name}-{mode}.json"
+    script = tmp_path / "run.py"
+    script.write_text(SCRIPT)
+    done = subprocess.run([sys.executable, str(script), mode, str(out), str(tmp_path / "data")], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(out.read_text())
+
+
+@pytest.mark.skipif(torch.backends.cpu.get_cpu_capability() != "AVX512",
+                    reason="simulating two machines needs a CPU whose native kernels are wider than AVX2")
+def test_portable_arithmetic_gives_the_same_bits_where_native_does_not(tmp_path):
+    native_a = _machine(tmp_path, "avx512", "native", {})
+    native_b = _machine(tmp_path, "avx2", "native", AVX2)
+    assert native_a.keys() == native_b.keys()
+    assert any(native_a[k] != native_b[k] for k in native_a), "native kernels gave the same bits on both"
+    portable_a = _machine(tmp_path, "avx512", "portable", {})
+    portable_b = _machine(tmp_path, "avx2", "portable", AVX2)
+    assert portable_a == portable_b  # every history, bit for bit
+
+
+def test_portable_mode_refuses_a_process_whose_torch_chose_other_kernels(tmp_path):
+    from netzbench.run.arithmetic import ArithmeticError_, check
+
+    if torch.backends.cpu.get_cpu_capability() == "AVX2":
+        pytest.skip("this process already computes on AVX2")
+    with pytest.raises(ArithmeticError_, match="torch was imported before the mode was set"):
+        check("portable")
+    check("native")  # never refuses
+
+
+def test_the_mode_is_part_of_result_identity(tmp_path):
+    from netzbench.catalog.data import fetch_task
+    from netzbench.run.plan import plan_cell
+
+    from helpers import make_params
+
+    params = make_params(tasks=["karate"], models=["GCN"], seeds=[0], train={"epochs": {"karate": 2}})
+    fetch_task("karate", params, tmp_path, echo=lambda m: None)
+    native = plan_cell("karate", "GCN", params, data_root=tmp_path, echo=lambda m: None)
+    params["exec"]["arithmetic"] = "portable"
+    portable = plan_cell("karate", "GCN", params, data_root=tmp_path, echo=lambda m: None)
+    assert native.keys[0, 0] != portable.keys[0, 0]
+    assert native.record["arithmetic"] == "native" and portable.record["arithmetic"] == "portable"
