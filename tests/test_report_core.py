@@ -139,5 +139,20 @@ def test_rank_tasks_limit_the_across_task_analysis_only(runs):
     assert rep.friedman()["n_tasks"] == 3
     assert {r["task"] for r in rep.summary()} == {"cora", "karate", "random_tsp", "mutag"}
     assert BenchmarkReport.from_json(rep.to_json()).rank_tasks == ["cora", "random_tsp", "mutag"]
-    with pytest.raises(Exception, match="not in `tasks`"):
-        make_params(tasks=["cora"], report={"rank_tasks": ["mutag"]})
+    # narrowing `tasks` needs no edit of rank_tasks: listed tasks not trained are left out, and said
+    narrow = make_params(tasks=["cora", "karate", "random_tsp"], models=["GCN", "GAT", "GraphSAGE"], seeds=[0, 1, 2, 3],
+                         report={"rank_tasks": ["cora", "random_tsp", "mutag"]})
+    rep = BenchmarkReport.from_runs(root, params=narrow)
+    assert rep.rank_tasks == ["cora", "random_tsp"] and rep.friedman()["n_tasks"] == 2
+    from netzbench.report.facts import collect_facts
+    from netzbench.report.markdown.protocol import header
+
+    text = "\n".join(header(collect_facts(rep, None, rep.models)))
+    assert "`report.rank_tasks` also lists `mutag`, which this run does not train" in text
+    assert "Trained but not ranked (`report.rank_tasks` / `report.rank_exclude`): `karate`." in text
+    # an exclusion list ranks whatever `tasks` holds, but those
+    excl = make_params(tasks=["cora", "karate", "random_tsp", "mutag"], models=["GCN", "GAT", "GraphSAGE"],
+                       seeds=[0, 1, 2, 3], report={"rank_exclude": ["karate"]})
+    assert BenchmarkReport.from_runs(root, params=excl).rank_tasks == ["cora", "random_tsp", "mutag"]
+    with pytest.raises(Exception, match="not both"):
+        make_params(tasks=["cora"], report={"rank_tasks": ["cora"], "rank_exclude": ["mutag"]})

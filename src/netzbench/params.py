@@ -59,6 +59,7 @@ DEFAULTS: dict[str, Any] = {
         "aggregation": "uniform",
         "equivalence_margin": 0.01,
         "rank_tasks": None,
+        "rank_exclude": [],
         "weights": None,
         "posthoc": "nemenyi",
     },
@@ -244,12 +245,16 @@ def validate(params: dict) -> dict:
     if not _is_int(rep.get("bootstrap_n")) or rep["bootstrap_n"] < 100:
         raise ParamsError(f"params.yaml: `report.bootstrap_n` must be an integer >= 100, got {rep.get('bootstrap_n')!r}")
     rank_tasks = rep.get("rank_tasks")
-    if rank_tasks is not None:
-        if not isinstance(rank_tasks, list) or not rank_tasks:
-            raise ParamsError(f"params.yaml: `report.rank_tasks` must be null or a non-empty list, got {rank_tasks!r}")
-        unknown = [t for t in rank_tasks if t not in params["tasks"]]
-        if unknown:
-            raise ParamsError(f"params.yaml: `report.rank_tasks` names {unknown}, which are not in `tasks`")
+    if rank_tasks is not None and (not isinstance(rank_tasks, list) or not rank_tasks
+                                   or not all(isinstance(t, str) for t in rank_tasks)):
+        raise ParamsError(f"params.yaml: `report.rank_tasks` must be null or a non-empty list, got {rank_tasks!r}")
+    if rep.get("rank_exclude") is None:
+        rep["rank_exclude"] = []
+    if not isinstance(rep["rank_exclude"], list) or not all(isinstance(t, str) for t in rep["rank_exclude"]):
+        raise ParamsError(f"params.yaml: `report.rank_exclude` must be a list of task ids, got {rep['rank_exclude']!r}")
+    if rank_tasks is not None and rep["rank_exclude"]:
+        raise ParamsError("params.yaml: give `report.rank_tasks` (the tasks to rank) or `report.rank_exclude` "
+                          "(the tasks not to rank), not both")
     weights = rep.get("weights")
     if weights is not None and (not isinstance(weights, dict)
                                 or not all(_is_number(w) and w >= 0 for w in weights.values())):
@@ -258,6 +263,21 @@ def validate(params: dict) -> dict:
     if not _is_number(margin) or margin <= 0:
         raise ParamsError(f"params.yaml: `report.equivalence_margin` must be > 0, got {margin!r}")
     return params
+
+
+def ranked_tasks(params: dict) -> tuple[list[str] | None, list[str]]:
+    """``(the tasks the across-task statistics rank, or None for all; listed tasks left out)``.
+
+    ``report.rank_tasks`` keeps the listed tasks that are in ``tasks`` (the others are left out,
+    and the report says so: narrowing ``tasks`` needs no edit here); ``report.rank_exclude``
+    ranks every task of ``tasks`` but those.
+    """
+    rep, tasks = params["report"], params["tasks"]
+    if rep.get("rank_tasks") is not None:
+        return [t for t in rep["rank_tasks"] if t in tasks], [t for t in rep["rank_tasks"] if t not in tasks]
+    if rep.get("rank_exclude"):
+        return [t for t in tasks if t not in rep["rank_exclude"]], []
+    return None, []
 
 
 def _check_protocol(params: dict) -> None:

@@ -27,7 +27,7 @@ from pathlib import Path
 from .catalog.data import fetch_task
 from .catalog.table import get_dataset, get_task
 from .graphs.layout import read_meta
-from .params import merge
+from .params import merge, ranked_tasks
 from .paths import cache_root
 from .protocol import BY_NAME, for_task, resolve
 from .records import write_json_atomic
@@ -132,8 +132,9 @@ def _write_strict_report(records: dict, params: dict, target: Path, echo) -> Non
     rep = params["report"]
     options = {k: rep[k] for k in ("ci_method", "bootstrap_n", "pairwise_method", "epoch_selection", "alpha", "ci")}
     options["equivalence_margin"] = rep.get("equivalence_margin")
-    if rep.get("rank_tasks") is not None:
-        options["rank_tasks"] = [t for t in rep["rank_tasks"] if t in records]
+    ranked, _ = ranked_tasks({**params, "tasks": list(records)})
+    if ranked is not None:
+        options["rank_tasks"] = ranked
     config = {"tasks": list(records), "models": list(params["models"]), "protocol": "strict",
               "protocol_overrides": {}, "train": params["train"], "report": rep}
     report = report_from_records(BenchmarkReport, records, list(params["seeds"]), config=config, **options)

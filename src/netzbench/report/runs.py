@@ -87,7 +87,7 @@ def read_roster(runs_dir, tasks: list[str], models: list[str], candidate_dir=Non
 def load_from_runs(cls, runs_dir="metrics/runs", *, tasks=None, models=None, params="params.yaml",
                    candidate_dir=None, **options):
     """What :meth:`BenchmarkReport.from_runs` does (see there)."""
-    from ..params import load_params
+    from ..params import load_params, ranked_tasks
 
     p = None
     if isinstance(params, dict):
@@ -106,8 +106,9 @@ def load_from_runs(cls, runs_dir="metrics/runs", *, tasks=None, models=None, par
                     "alpha": rep["alpha"], "ci": rep["ci"], "posthoc_method": rep.get("posthoc", "nemenyi")}
         if rep.get("equivalence_margin") is not None:
             defaults["equivalence_margin"] = rep["equivalence_margin"]
-        if rep.get("rank_tasks") is not None:
-            defaults["rank_tasks"] = [t for t in rep["rank_tasks"] if t in tasks]
+        ranked, _ = ranked_tasks({**p, "tasks": tasks})
+        if ranked is not None:
+            defaults["rank_tasks"] = ranked
         options = {**defaults, **options}
     records, candidate = read_roster(runs_dir, tasks, models, candidate_dir)
     if not seeds:

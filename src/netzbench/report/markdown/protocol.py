@@ -28,6 +28,15 @@ def header(facts: ReportFacts) -> list[str]:
           f"({n_total} listed), {len(report.seeds)} seeds each. Every number below is recomputed from the raw "
           "per-epoch histories in `reports/benchmark.json` "
           "(`BenchmarkReport.from_json(\"reports/benchmark.json\")`).", ""]
+    rep = (report.config or {}).get("report") or {}
+    left_out = [t for t in (rep.get("rank_tasks") or []) if t not in report.tasks]
+    not_ranked = [t for t in report.tasks if report.rank_tasks is not None and t not in report.rank_tasks]
+    if left_out:
+        L += [f"`report.rank_tasks` also lists {', '.join(f'`{t}`' for t in left_out)}, which this run does not "
+              "train (not in `tasks`): left out of the ranks.", ""]
+    if not_ranked:
+        L += [f"Trained but not ranked (`report.rank_tasks` / `report.rank_exclude`): "
+              f"{', '.join(f'`{t}`' for t in not_ranked)}.", ""]
     return L
 
 
