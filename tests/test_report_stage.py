@@ -21,7 +21,7 @@ MODELS = ["GCN", "GAT", "GIN", "GraphSAGE", "GraphTransformer"]
 S = 4
 EPOCHS = 4
 
-OUTPUTS = ["metrics/report.json", "reports/benchmark.json", "reports/summary.csv", "reports/pairwise_t.csv",
+OUTPUTS = ["metrics/headline.json", "metrics/report.json", "reports/benchmark.json", "reports/summary.csv", "reports/pairwise_t.csv",
            "reports/pairwise_wilcoxon.csv", "reports/power.csv", "reports/equivalence.csv", "reports/summary.tex",
            "reports/pairwise.tex", "reports/REPORT.md", "reports/selected_epochs.csv", "reports/posthoc.csv",
            "reports/bayesian.csv",
@@ -223,3 +223,18 @@ def test_stage_tells_failed_tasks_apart_from_unavailable_data(workdir):
     md = (workdir / "reports/REPORT.md").read_text()
     assert "NO RESULTS for 1 of 5 tasks" in md and "out of memory" in md
     assert any("NO RESULTS" in line and "mutag" in line for line in said)
+
+
+def test_compact_metrics_hold_the_numbers_compared_across_experiments():
+    from netzbench.report.stage import compact_metrics
+
+    full = {"friedman": {"p_value": 0.0654321}, "mean_ranks": {"GCN": 1.875, "GAT": 3.0},
+            "cells": {"cora": {"GCN": {"mean": 0.81123, "lo": 0.8, "hi": 0.82, "n_seeds": 10},
+                               "GAT": {"mean": None, "lo": None, "hi": None, "n_seeds": 0}},
+                      "board_directors": {"GCN": {"mean": None, "lo": None, "hi": None, "n_seeds": 0}}},
+            "candidate": {"name": "MyGNN", "wins": 3, "losses": 1, "ties": 4, "mean_rank": 2.25, "n_tasks": 8}}
+    out = compact_metrics(full)
+    assert out == {"friedman_p": 0.0654, "mean_rank": {"GCN": 1.875, "GAT": 3.0}, "mean": {"cora": {"GCN": 0.8112}},
+                   "candidate": {"wins": 3, "losses": 1, "mean_rank": 2.25}}
+    full["candidate"] = {"name": None, "wins": 0, "losses": 0, "ties": 0, "mean_rank": None, "n_tasks": 0}
+    assert "candidate" not in compact_metrics(full)

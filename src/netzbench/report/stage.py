@@ -3,7 +3,8 @@
 Writes (all small, committed to git, ``cache: false`` in dvc.yaml), relative
 to the working directory (or ``out_dir``):
 
-- ``metrics/report.json``: headline numbers for ``dvc metrics``/``dvc exp show``
+- ``metrics/headline.json``: the compact numbers DVC shows (``dvc metrics show``, ``dvc exp show``);
+- ``metrics/report.json``: every headline number
   (Friedman chi2 and p, Iman–Davenport, CD, k, N, mean ranks, per-cell mean and
   CI, the candidate block, the missing cells, unavailable tasks, compute time);
 - ``reports/benchmark.json``: the whole metric tensor with seeds, config and
@@ -150,6 +151,25 @@ def report_metrics(facts: ReportFacts) -> dict:
     return out
 
 
+def compact_metrics(metrics: dict) -> dict:
+    """``metrics/headline.json``, the file DVC shows as metrics: per task each model's mean (rounded
+    to 4 digits, cells without results left out), the mean ranks, the Friedman p and the candidate's
+    wins/losses, so that ``dvc exp show`` has a column per number a reader compares across experiments
+    and nothing else (the full headline stays in ``metrics/report.json``)."""
+    def r4(v):
+        return None if v is None else round(v, 4)
+
+    out = {"friedman_p": r4(metrics["friedman"]["p_value"]),
+           "mean_rank": {m: r4(v) for m, v in metrics["mean_ranks"].items()},
+           "mean": {t: {m: r4(c["mean"]) for m, c in by_model.items() if c["mean"] is not None}
+                    for t, by_model in metrics["cells"].items()
+                    if any(c["mean"] is not None for c in by_model.values())}}
+    cand = metrics.get("candidate") or {}
+    if cand.get("name"):
+        out["candidate"] = {"wins": cand["wins"], "losses": cand["losses"], "mean_rank": r4(cand.get("mean_rank"))}
+    return out
+
+
 def bayesian_rows(bayes: dict | None) -> list[dict]:
     """``reports/bayesian.csv``: the across-task rows (``scope = across_tasks``), then the per-task ones."""
     if bayes is None:
@@ -233,6 +253,7 @@ def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None, 
                           reference=reference, study=study)
     metrics = report_metrics(facts)
     write_json_atomic(root / "metrics/report.json", metrics, indent=2)
+    write_json_atomic(root / "metrics/headline.json", compact_metrics(metrics), indent=1)
     (root / "reports").mkdir(parents=True, exist_ok=True)
     report.to_json(root / "reports/benchmark.json")
     _write_tables(facts, root)
