@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup repro protocols test test-fast constraints clean
+.PHONY: setup repro protocols quick test test-fast constraints clean
 
 setup: $(STAMP)
 
@@ -26,6 +26,10 @@ repro: $(STAMP)
 # the protocol study (strict protocol + one-switch ablations); `dvc repro` then adds it to REPORT.md
 protocols: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/netzbench protocols
+
+# the whole pipeline in minutes: 4 offline tasks x 5 models x 3 seeds, in .netzbench/quick/
+quick: $(STAMP)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/netzbench quick
 
 test: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q

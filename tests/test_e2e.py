@@ -8,20 +8,16 @@ commands see the outputs.
 """
 
 import json
-import os
 import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-import yaml
 
 from helpers import REPO
+from netzbench.quick import PROFILE, prepare, run_quick
+from netzbench.quick import env as workspace_env
 
 pytestmark = pytest.mark.slow
-
-BIN = Path(sys.executable).parent
 
 
 def run(cmd, cwd, env):
@@ -39,29 +35,21 @@ def repo(tmp_path_factory):
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
     dst = tmp_path_factory.mktemp("e2e") / "repo"
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO, capture_output=True,
-                            text=True, check=True).stdout.split()
-    for rel in listed:
-        if rel.startswith(("metrics/", "reports/", "plots/")) and rel != "reports/protocol_study.json" \
-                or rel == "dvc.lock":
-            continue  # published results of the real run are not part of the tiny profile
-        src = REPO / rel
-        if src.is_file():
-            (dst / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dst / rel)
-    params = yaml.safe_load((dst / "params.yaml").read_text())
-    params.update(tasks=["random_tsp", "karate"], models=["GCN", "GraphSAGE"], seeds=[0, 1, 2])
-    params["train"]["epochs"] = {"random_tsp": 3, "karate": 3}
-    params["report"]["rank_tasks"] = None  # the repository's list names the paper's tasks
-    (dst / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
-           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-           "NETZBENCH_CACHE_DIR": str(dst / ".netzbench")}
-    run(["git", "init", "-q"], dst, env)
-    run(["git", "add", "-A"], dst, env)
-    run(["git", "commit", "-qm", "tiny profile"], dst, env)
-    return dst, env
+    prepare(dst, REPO, {"tasks": ["random_tsp", "karate"], "models": ["GCN", "GraphSAGE"], "seeds": [0, 1, 2],
+                        "epochs": {"random_tsp": 3, "karate": 3}})
+    return dst, workspace_env(dst)
+
+
+def test_the_quick_profile_runs_end_to_end(tmp_path):
+    """`netzbench quick`: the documented first look, every stage in a throwaway copy."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    said = []
+    out = run_quick(tmp_path / "quick", echo=said.append)
+    report = json.loads((out["dir"] / "metrics/report.json").read_text())
+    assert report["n_tasks"] == len(PROFILE["tasks"]) and report["k"] == 4  # GIN serves one task only
+    assert (out["report"]).read_text().startswith("# netzbench report")
+    assert any(m.startswith("quick profile: done in") for m in said)
 
 
 def test_repro_then_candidate_then_more_seeds(repo):

@@ -236,6 +236,23 @@ def protocols(params_path: str, data_root: str, variant_seeds: int | None) -> No
 
 
 @main.command()
+@click.option("--dir", "target", default=".netzbench/quick", show_default=True,
+              help="Throwaway workspace for the profile (created; reused next time).")
+def quick(target: str) -> None:
+    """Run the quick profile: the whole pipeline on 4 offline tasks x 5 models x 3 seeds, in minutes.
+
+    Copies the repository's code to --dir with the profile's params.yaml and runs `dvc repro` there;
+    the repository's own params and published results are not touched.
+    """
+    from .quick import run_quick
+
+    try:
+        run_quick(target, echo=_echo)
+    except RuntimeError as exc:
+        raise UserError(str(exc)) from None
+
+
+@main.command()
 @click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
 def report(params_path: str) -> None:
     """Build the statistical report from the run records of the roster in params.yaml."""
