@@ -301,3 +301,23 @@ def test_published_reasons_carry_no_absolute_mirror_path(tmp_path, monkeypatch):
     assert meta["status"] == "unavailable"
     assert "mirror ../shared/datasets:" in meta["reason"] and str(tmp_path) not in meta["reason"]
     assert shown("/opt/data/mirror") == ".../data/mirror"  # far from the repository: its last parts
+
+
+def test_a_recheck_with_the_same_raw_bytes_neither_processes_nor_rewrites(tmp_path, mirror, monkeypatch):
+    """Fetch re-runs on every `dvc repro`: when the raw files, the spec and the processing code are those
+    data/<task>/ was built from, it is left as it is (no processing, same files and times)."""
+    import os
+
+    fetch("cora", tmp_path)
+    graph = tmp_path / "data" / "cora" / "graph.npz"
+    stamp = os.stat(graph).st_mtime_ns
+    calls = []
+    real = catdata.import_ref
+    monkeypatch.setattr(catdata, "import_ref", lambda ref: calls.append(ref) or real(ref))
+    again = fetch("cora", tmp_path)
+    assert again["status"] == "ok" and calls == [] and os.stat(graph).st_mtime_ns == stamp
+    # a changed data folder (e.g. an older version checked out) is processed again
+    (tmp_path / "data" / "cora" / "meta.json").write_text(
+        (tmp_path / "data" / "cora" / "meta.json").read_text().replace('"license"', '"license_"', 1))
+    fetch("cora", tmp_path)
+    assert calls and '"license_"' not in (tmp_path / "data" / "cora" / "meta.json").read_text()

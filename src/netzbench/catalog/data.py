@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..graphs.convert import default_split, to_arrays, to_bundle
-from ..graphs.layout import GENERATOR_VERSION, GRAPH, SEEDS, save_arrays, seed_file, write_meta
+from ..graphs.layout import GENERATOR_VERSION, GRAPH, SEEDS, data_hash, save_arrays, seed_file, write_meta
 from ..paths import cache_root, import_ref, resolve_mirror
 from ..protocol import resolve
 from .checks import DatasetError, check_arrays, normalise_labels
@@ -57,21 +57,55 @@ def _log_provenance(entry: dict) -> None:
         fh.write(json.dumps(entry, sort_keys=True) + "\n")
 
 
+def _same_tree(a: Path, b: Path) -> bool:
+    """Whether folders ``a`` and ``b`` hold the same files with the same bytes."""
+    if not b.is_dir():
+        return False
+    files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    files_b = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    return files_a == files_b and all((a / f).read_bytes() == (b / f).read_bytes() for f in files_a)
+
+
 @contextmanager
 def _replacing(out: Path):
-    """A staging folder that replaces ``out`` as a whole when the block succeeds (never half-written)."""
+    """A staging folder that replaces ``out`` as a whole when the block succeeds (never half-written);
+    an identical result leaves ``out`` untouched (same files, same times: nothing for DVC to re-hash)."""
     tmp = out.with_name(f".{out.name}.partial")
     if tmp.exists():
         shutil.rmtree(tmp)
     tmp.mkdir(parents=True)
     try:
         yield tmp
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(tmp, out)
+        if not _same_tree(tmp, out):
+            if out.exists():
+                shutil.rmtree(out)
+            os.replace(tmp, out)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)
+
+
+def _fingerprint(meta: dict, raw_sha: dict, fmt: str, processor: str) -> str:
+    """What decides a downloaded dataset's processed bytes: the task spec, the raw files, the format,
+    the processor and the source of the code that processes (the catalogue and the graph layout)."""
+    import hashlib
+
+    from ..identity import PACKAGE_DIR, source_hash
+
+    code = source_hash([PACKAGE_DIR / "catalog", PACKAGE_DIR / "graphs"])
+    spec = {k: meta.get(k) for k in _SPEC_FIELDS}
+    return hashlib.sha256(json.dumps([spec, raw_sha, fmt, processor, code], sort_keys=True).encode()).hexdigest()
+
+
+def _state_file(out: Path) -> Path:
+    """Where the fingerprint of ``out``'s last processing is kept (outside DVC's outputs)."""
+    import hashlib
+
+    return cache_root() / "fetch-state" / f"{hashlib.sha256(str(out.resolve()).encode()).hexdigest()[:16]}.json"
+
+
+class _Unchanged(Exception):
+    """The raw files, spec and code are those ``out`` was built from: nothing to process."""
 
 
 def fetch_task(task_id: str, params: dict, data_root: str | os.PathLike = "data", echo=print) -> dict:
@@ -98,12 +132,20 @@ def fetch_task(task_id: str, params: dict, data_root: str | os.PathLike = "data"
     previous = _previous_meta(out)
     try:
         with _replacing(out) as tmp:
-            origin = _fill(task, ds, params, out, tmp, meta, previous, echo)
+            origin, fingerprint = _fill(task, ds, params, out, tmp, meta, previous, echo)
+    except _Unchanged as same:
+        _log_provenance({"time": time.time(), "task": task_id, "dataset": ds.id, "origin": f"{same.args[0]} "
+                         "(unchanged: not processed again)", "status": "ok"})
+        return previous
     except _KeepPrevious as keep:
         echo(f"WARNING: {task_id}: no source can deliver its raw files now ({keep.reason}); kept the verified "
              f"{out}/ of an earlier fetch (same task spec and raw files), unchanged")
         _log_provenance({"time": time.time(), "task": task_id, "dataset": ds.id, "origin": "kept", "status": "ok"})
         return previous
+    if fingerprint is not None:
+        state = _state_file(out)
+        state.parent.mkdir(parents=True, exist_ok=True)
+        state.write_text(f"{fingerprint} {data_hash(out)}", encoding="utf-8")  # and what out then held
     _log_provenance({"time": time.time(), "task": task_id, "dataset": ds.id, "origin": origin,
                      "status": meta["status"]})
     return meta
@@ -127,8 +169,10 @@ def _previous_meta(out: Path) -> dict | None:
     return meta if isinstance(meta, dict) and meta.get("status") == "ok" and (out / GRAPH).is_file() else None
 
 
-def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: dict | None, echo) -> str:
-    """Write the task's data into the staging folder ``tmp`` and complete ``meta``; return the origin."""
+def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: dict | None,
+          echo) -> tuple[str, str | None]:
+    """Write the task's data into the staging folder ``tmp`` and complete ``meta``; return the origin and
+    the fingerprint of a processed download (None otherwise)."""
     task_id = task.id
     origin = "generator"
     if ds.processor == CUSTOM_PROCESSOR and is_seed_aware(ds.generator_params.get("loader")):
@@ -176,12 +220,20 @@ def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: di
         else:
             origin = "builtin"
         if meta.get("status") != "unavailable":
+            fingerprint = _fingerprint(meta, raw_sha, fmt, ds.processor) if ds.needs_download else None
+            state = _state_file(out)
+            if (fingerprint is not None and previous is not None and previous.get("raw_sha256") == raw_sha
+                    and state.is_file() and state.read_text(encoding="utf-8") == f"{fingerprint} {data_hash(out)}"):
+                raise _Unchanged(origin)  # a re-check that found the same raw bytes: no processing, no torch
             with quiet():  # PyG's "Processing... Done!" on every fetch says nothing the summary line does not
                 arrays, counts = import_ref(ds.processor)(raw_dir, fmt)
             save_arrays(tmp / GRAPH, arrays)
             meta.update(status="ok", synthetic=False, format=fmt, raw_sha256=raw_sha, counts=counts)
+            if fingerprint is not None:
+                meta["_fingerprint"] = fingerprint  # written to the state file once out is in place
+    fingerprint = meta.pop("_fingerprint", None)
     write_meta(tmp, meta)
-    return origin
+    return origin, fingerprint
 
 
 def write_loader_task(out: str | os.PathLike, name: str, family: str, loader: Callable, *, root: str | os.PathLike,
