@@ -102,3 +102,13 @@ def test_report_stage_uses_reference_and_study(tmp_path):
     assert "| | graph_split → 80_10_10 | +0.000 | +0.070 | same |" in md.replace("|  |", "| |")
     assert "**1 of 2**" in md and "largest single-switch effect measured on this cell is graph_split" in md
     assert "The protocol study is stale" not in md
+
+
+def test_a_study_of_other_seeds_is_stale_not_an_error():
+    from netzbench.report.reproduction import STUDY_SCHEMA, study_effects
+
+    study = {"schema": STUDY_SCHEMA, "seeds": list(range(10)), "tasks": {"t": {
+        "switches": [], "metric": "test_auc", "direction": "higher",
+        "variants": {"paper": {"GCN": [0.5] * 10}, "strict": {"GCN": [0.6] * 10}}}}}
+    effects = study_effects(study, {"t": {"GCN": [0.5, 0.5, 0.5]}}, [0, 1, 2])
+    assert effects["available"] and effects["stale"]

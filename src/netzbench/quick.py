@@ -12,6 +12,7 @@ only what changed retrains.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -22,6 +23,7 @@ from pathlib import Path
 import yaml
 
 from .paths import workspace_root
+from .report.reproduction import STUDY_SCHEMA
 
 #: the profile: what it trains (epochs: short budgets, enough for the learning curves to move)
 PROFILE = {
@@ -58,6 +60,10 @@ def prepare(target: Path, repo: Path | None = None, profile: dict | None = None)
     params["report"]["rank_exclude"] = []
     params["report"].pop("rank_tasks", None)
     (target / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False), encoding="utf-8")
+    # the repository's protocol study belongs to its own run: the profile's report starts without one
+    (target / "reports").mkdir(exist_ok=True)
+    (target / "reports/protocol_study.json").write_text(json.dumps({"schema": STUDY_SCHEMA, "seeds": [],
+                                                                     "tasks": {}}), encoding="utf-8")
     env = _env(target)
     if not (target / ".git").is_dir():
         _run(["git", "init", "-q"], target, env)

@@ -72,8 +72,10 @@ def study_effects(study: dict | None, final_metrics: dict, seeds: list[int]) -> 
         paper = entry["variants"].get("paper", {})
         ours = final_metrics.get(task, {})
         for model, values in paper.items():
-            if model in ours and not np.allclose(np.asarray(values, float), ours[model], equal_nan=True):
-                out["stale"] = True
+            if model in ours:
+                a, b = np.asarray(values, float), np.asarray(ours[model], float)
+                if a.shape != b.shape or not np.allclose(a, b, equal_nan=True):
+                    out["stale"] = True
         higher = entry.get("direction", "higher") == "higher"
         all_seeds = list(study.get("seeds", []))
         switch_seeds = list(study.get("variant_seeds") or all_seeds)
