@@ -70,6 +70,14 @@ def test_every_stage_checks_every_name_in_params(project, patch, message, stage)
     assert not (project / "data").exists() and not (project / "metrics").exists()
 
 
+def test_fetch_all_brings_every_task_of_params(project):
+    out = CliRunner().invoke(main, ["fetch", "--all"])
+    assert out.exit_code == 0, out.output
+    assert (project / "data/karate/meta.json").is_file() and "karate: ok" in out.output
+    both = CliRunner().invoke(main, ["fetch", "karate", "--all"])
+    assert both.exit_code == 2 and "or give --all" in both.output
+
+
 def test_candidate_placeholders(project):
     result = CliRunner().invoke(main, ["candidate", "karate"])
     assert result.exit_code == 0
