@@ -21,6 +21,20 @@ class TinyGCN(torch.nn.Module):
         return self.conv(data.x, data.edge_index)
 
 
+class LinearEncoder(torch.nn.Module):
+    """A node encoder that ignores edges, declaring its families as attributes."""
+
+    task_types = {"node_cls", "link_pred"}
+    node_encoder = True
+
+    def __init__(self, i, h, o):
+        super().__init__()
+        self.lin = torch.nn.Linear(i, o)
+
+    def forward(self, x, edge_index):
+        return self.lin(x)
+
+
 def _karate_task(name="karate_custom"):
     return task_from_dataset(name, "node_cls", KarateClub()[0], epochs=5)
 
@@ -33,18 +47,7 @@ def test_inline_tuple_and_attribute_paths(tmp_path):
     fm = rep.final_metrics()["karate_custom"]
     assert fm["d0"].shape == (2,) and np.isfinite(fm["d0"]).all()
 
-    class AttrEncoder(torch.nn.Module):
-        task_types = {"node_cls", "link_pred"}
-        node_encoder = True
-
-        def __init__(self, i, h, o):
-            super().__init__()
-            self.lin = torch.nn.Linear(i, o)
-
-        def forward(self, x, edge_index):
-            return self.lin(x)
-
-    rep = run_benchmark(models={"Attr": AttrEncoder, "GIN": "GIN"}, tasks=[_karate_task(), "random_tsp"],
+    rep = run_benchmark(models={"Attr": LinearEncoder, "GIN": "GIN"}, tasks=[_karate_task(), "random_tsp"],
                         seeds=[0], epochs=3, data_root=tmp_path, progress=False)
     assert set(rep.histories["random_tsp"]) == {"Attr"}  # GIN cannot serve link_pred: no cell
     assert set(rep.histories["karate_custom"]) == {"Attr"}
@@ -169,18 +172,11 @@ def test_api_validates_like_the_pipeline(tmp_path):
                           progress=False, **bad)
 
 
-class NaNOutputs(torch.nn.Module):
+class NaNOutputs(LinearEncoder):
     """A node encoder whose outputs are NaN: every score computed from them is meaningless."""
 
-    task_types = {"node_cls", "link_pred"}
-    node_encoder = True
-
-    def __init__(self, i, h, o):
-        super().__init__()
-        self.lin = torch.nn.Linear(i, o)
-
     def forward(self, x, edge_index):
-        return self.lin(x) * torch.tensor(float("nan"))
+        return super().forward(x, edge_index) * torch.tensor(float("nan"))
 
 
 def test_nan_outputs_fail_every_seed_instead_of_scoring(tmp_path):

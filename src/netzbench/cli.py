@@ -64,15 +64,6 @@ def _check_device(params: dict) -> None:
             raise UserError("exec.device is 'cuda' but no CUDA device is available here; use 'auto' or 'cpu'")
 
 
-def _check_roster(params: dict) -> None:
-    """Every task and roster model of ``params`` known, the device available: before anything trains."""
-    for task in params["tasks"]:
-        _check_task(params, task)
-    for model in params["models"]:
-        _check_model(model)
-    _check_device(params)
-
-
 def _echo(msg: str) -> None:
     click.echo(msg, err=True)
 
@@ -198,7 +189,7 @@ def sweep(params_path: str, data_root: str, dry_run: bool) -> None:
     from .run.plan import plan_cell
 
     params = _params(params_path)
-    _check_roster(params)
+    _check_device(params)  # every name in params was checked by _params
     cells = [(t, m, "roster", None) for t in params["tasks"] for m in params["models"]]
     model, model_args = params["model"], params["model_args"] or {}
     if model is not None and not (model in params["models"] and not model_args):
@@ -240,7 +231,7 @@ def protocols(params_path: str, data_root: str, variant_seeds: int | None) -> No
     from .study import run_study
 
     params = _params(params_path)
-    _check_roster(params)
+    _check_device(params)  # every name in params was checked by _params
     run_study(params, data_root=data_root, echo=_echo, variant_seeds=variant_seeds)
 
 

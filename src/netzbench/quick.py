@@ -64,21 +64,17 @@ def prepare(target: Path, repo: Path | None = None, profile: dict | None = None)
     (target / "reports").mkdir(exist_ok=True)
     (target / "reports/protocol_study.json").write_text(json.dumps({"schema": STUDY_SCHEMA, "seeds": [],
                                                                      "tasks": {}}), encoding="utf-8")
-    env = _env(target)
+    environ = env(target)
     if not (target / ".git").is_dir():
-        _run(["git", "init", "-q"], target, env)
-    _run(["git", "add", "-A"], target, env)
-    _run(["git", "commit", "-qm", "quick profile", "--allow-empty"], target, env)
+        _run(["git", "init", "-q"], target, environ)
+    _run(["git", "add", "-A"], target, environ)
+    _run(["git", "commit", "-qm", "quick profile", "--allow-empty"], target, environ)
     return target
 
 
 def env(target: Path) -> dict:
     """The environment the profile's commands run in: this interpreter's tools first, a git identity,
     the workspace's own per-seed cache."""
-    return _env(target)
-
-
-def _env(target: Path) -> dict:
     bin_dir = str(Path(sys.executable).parent)
     return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
             "GIT_AUTHOR_NAME": "netzbench", "GIT_AUTHOR_EMAIL": "quick@netzbench.invalid",
@@ -100,13 +96,13 @@ def _run(cmd: list[str], cwd: Path, env: dict, echo=None) -> None:
 def run_quick(target: str | os.PathLike = ".netzbench/quick", echo=print) -> dict:
     """Prepare the profile's workspace and run ``dvc repro`` there; return where the report is and the time."""
     for tool in ("git", "dvc"):
-        if shutil.which(tool, path=_env(Path(target))["PATH"]) is None:
+        if shutil.which(tool, path=env(Path(target))["PATH"]) is None:
             raise RuntimeError(f"`{tool}` is not on PATH: the quick profile runs the DVC pipeline")
     t0 = time.perf_counter()
     target = prepare(Path(target).resolve())
     echo(f"quick profile: {len(PROFILE['tasks'])} tasks x {len(PROFILE['models'])} models x "
          f"{len(PROFILE['seeds'])} seeds in {target}")
-    _run(["dvc", "repro"], target, _env(target), echo=echo)
+    _run(["dvc", "repro"], target, env(target), echo=echo)
     seconds = time.perf_counter() - t0
     echo(f"quick profile: done in {seconds:.0f} s; read {target / 'reports/REPORT.md'}")
     return {"dir": target, "report": target / "reports/REPORT.md", "seconds": seconds}
