@@ -15,6 +15,20 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path_factory.mktemp("nbcache")))
 
 
+@pytest.fixture(autouse=True)
+def _arithmetic_environment(monkeypatch):
+    """A command line run in this process under ``exec.arithmetic: portable`` sets the kernel
+    variables in ``os.environ``; undo that after each test so no test depends on the order."""
+    from netzbench.run.arithmetic import PORTABLE_ENV
+
+    for name in PORTABLE_ENV:
+        if name in os.environ:
+            monkeypatch.setenv(name, os.environ[name])
+        else:  # setenv records "absent" for the teardown; delenv alone would record nothing
+            monkeypatch.setenv(name, "")
+            monkeypatch.delenv(name)
+
+
 @pytest.fixture
 def mirror() -> Path:
     value = os.environ.get("NETZBENCH_MIRROR")

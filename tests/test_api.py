@@ -133,7 +133,7 @@ def test_api_and_cli_give_the_same_histories(tmp_path, monkeypatch):
     monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path / "cli-cache"))
     tasks, models, seeds = ["karate", "random_tsp", "synthetic_triangles"], ["GCN", "GraphSAGE"], [0, 1]
     (cli_dir / "params.yaml").write_text(yaml.safe_dump({
-        "tasks": tasks, "models": models, "seeds": seeds, "exec": {"workers": 2},
+        "tasks": tasks, "models": models, "seeds": seeds, "exec": {"workers": 2, "arithmetic": "native"},
         "train": {"epochs": {t: 3 for t in tasks}}}))
     runner = CliRunner()
     for task in tasks:

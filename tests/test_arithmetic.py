@@ -69,7 +69,9 @@ def test_the_mode_is_part_of_result_identity(tmp_path):
     from helpers import make_params
 
     params = make_params(tasks=["karate"], models=["GCN"], seeds=[0], train={"epochs": {"karate": 2}})
+    assert params["exec"]["arithmetic"] == "portable"  # the default
     fetch_task("karate", params, tmp_path, echo=lambda m: None)
+    params["exec"]["arithmetic"] = "native"
     native = plan_cell("karate", "GCN", params, data_root=tmp_path, echo=lambda m: None)
     params["exec"]["arithmetic"] = "portable"
     portable = plan_cell("karate", "GCN", params, data_root=tmp_path, echo=lambda m: None)

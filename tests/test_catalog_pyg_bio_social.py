@@ -492,8 +492,9 @@ def test_ogb_node_and_link_conversion():
 
     ei = torch.tensor([[0, 1, 2, 3], [1, 2, 3, 0]])  # directed citations
     data = Data(x=torch.randn(5, 3), edge_index=ei, y=torch.tensor([[0], [1], [2], [1], [0]]), num_nodes=5)
-    a, c = ogb_node_arrays(data, {"train": torch.tensor([0, 1]), "valid": torch.tensor([2]),
-                                  "test": torch.tensor([3, 4])})
+    a, c, dropped = ogb_node_arrays(data, {"train": torch.tensor([0, 1]), "valid": torch.tensor([2]),
+                                           "test": torch.tensor([3, 4])})
+    assert dropped == {"self_loops": 0, "duplicate_edges": 0}
     assert a["train_mask"].tolist() == [True, True, False, False, False]
     assert a["test_mask"].tolist() == [False, False, False, True, True]
     assert c["num_edges"] == 4 and c["num_directed_edges"] == 4 and a["edge_index"].shape == (2, 8)
@@ -501,8 +502,9 @@ def test_ogb_node_and_link_conversion():
     split_edge = {"train": {"edge": torch.tensor([[0, 1], [1, 0], [1, 2]]), "weight": torch.ones(3)},
                   "valid": {"edge": torch.tensor([[2, 3]]), "edge_neg": torch.tensor([[0, 4]])},
                   "test": {"edge": torch.tensor([[3, 4], [4, 3]])}}
-    b, d = ogb_link_arrays(Data(x=torch.randn(5, 2), edge_index=torch.tensor([[0, 1], [1, 0]]), num_nodes=5),
-                           split_edge)
+    b, d, dropped = ogb_link_arrays(Data(x=torch.randn(5, 2), edge_index=torch.tensor([[0, 1], [1, 0]]), num_nodes=5),
+                                    split_edge)
     # positives of every split joined, repeats collapsed; negatives never become edges
     assert undirected_pairs(b["edge_index"]).T.tolist() == [[0, 1], [1, 2], [2, 3], [3, 4]]
     assert d == {"num_nodes": 5, "num_edges": 4, "num_features": 2}
+    assert dropped == {"self_loops": 0, "duplicate_edges": 2}  # 0->1 and 1->0 are also train positives

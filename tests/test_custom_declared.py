@@ -52,7 +52,7 @@ def _forget(ids) -> None:
 
 
 def _project(root: Path, tasks: dict, **extra) -> None:
-    params = {"tasks": list(tasks), "models": ["GCN"], "seeds": [0], "exec": {"workers": 1, "executor": "inprocess"},
+    params = {"tasks": list(tasks), "models": ["GCN"], "seeds": [0], "exec": {"workers": 1, "executor": "inprocess", "arithmetic": "native"},
               "custom_tasks": tasks, "train": {"epochs": {t: 2 for t in tasks}}, **extra}
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
 
@@ -90,7 +90,8 @@ def test_every_format_declared_fetches_and_trains(project):
     assert gml["format"] == "gml" and gml["path"] == "raw/books" and list(gml["raw_sha256"]) == ["books.gml"]
     assert gml["counts"] == {"num_nodes": 30, "num_edges": 36, "num_classes": 3}
     assert gml["label_mapping"] == {"0": "c", "1": "l", "2": "n"} and gml["split"] == "stratified_per_seed_50_25_25"
-    assert metas["fx_gml_links"]["dropped"] == {"self_loops": 1, "duplicate_edges": 1, "edge_attributes": ["value"]}
+    assert metas["fx_gml_links"]["dropped"] == {"self_loops": 1, "duplicate_edges": 1, "edge_attributes": ["value"],
+                                                "weights": True}
     assert metas["fx_konect"]["format"] == "konect" and metas["fx_konect"]["counts"]["num_edges"] == 12
     assert list(metas["fx_konect"]["raw_sha256"]) == ["out.fixture_konect"]
     tu = metas["fx_tu"]
@@ -287,34 +288,36 @@ def test_the_catalogue_tu_processor_reads_a_collection_without_node_labels(tmp_p
     from netzbench.catalog.loaders import tudataset
 
     want = rf.write_tu(tmp_path, name="PLAIN", node_labels=False)
-    arrays, counts = tudataset(tmp_path)
+    arrays, counts, dropped = tudataset(tmp_path)
+    assert dropped == {"duplicate_edges": want["duplicate_edges"], "self_loops": 0, "weights": False}
     assert counts["num_graphs"] == 24 and arrays["x"].shape == (want["num_nodes"], 2)
     assert np.allclose(arrays["x"][:, 1], np.log1p(np.concatenate(want["degrees"])))
 
 
 # ----------------------------------------------------------------------------- catalogue unchanged
 
-#: sha256 of meta.json and graph.npz of catalogue fetches, computed before the declared readers existed
+#: sha256 of meta.json and graph.npz of catalogue fetches: graph.npz computed before the declared readers
+#: existed; meta.json since it records the task's epochs and the common counts and dropped (graphs/counts.py)
 CATALOGUE = {
-    "random_tsp": {"meta.json": "95ef9d4ee3405184f7c99a9512dee19e7855e260781a08f5e0cb90272044c786"},
+    "random_tsp": {"meta.json": "e15bb47e13dced79e2845e39f2af118a523feff32a99deb069f7204b794e5067"},
     "karate": {"graph.npz": "9e6aacfe48d58d60ec5c79a0dc19e924ed2551be7cb009a2e53b8b8e217ceae0",
-               "meta.json": "fb71d33a61104e3b3269d5966de6deff889bf3c17927225d60c3df5b7edcd3df"},
+               "meta.json": "818addcc1f2ef2806d66b0fe7ff5008bbf08ad7cc1b4cf7b4e03203b9bf4d054"},
     "cora": {"graph.npz": "53ecfa6e663cd4cb19b02ecae1bf0ba9e751c721149ed5a6ec66cc1dc0038b98",
-             "meta.json": "38fa4ae0e2f1f7cb96476a0e8f2ed1ce7aaa474b593854c4eaabf73d8ee6b411"},
+             "meta.json": "fed41308feb1d159efd56cd0eafb0fab7e2da400f45944cdb19da7476c2fecb2"},
     "mutag": {"graph.npz": "0a65958f12447273e8a2be0960d945a98d1ef467b7d9ea04c6020b4e98b62a4e",
-              "meta.json": "445ba4bdbd7725b3e6c405eee105b2a4be41b47cedb6f8671dc266d1e93383cc"},
+              "meta.json": "e53f46523638b75c3c55299a960903ebae301cb854eb46644a7be118f11e4523"},
     "euroroad": {"graph.npz": "d04d4060d9006a61b1749c9ddbd89ed445b92a11082ad0c35e37a9b7a47be978",
-                 "meta.json": "b59d729e1fafb5612749b599f3f6468f9eee31f1fee53680afc0f52cd0afa328"},
+                 "meta.json": "7cd884441dde7f2c3f7bc4ed492511d021dba7598ac953a5f293f972ba9ed002"},
     "celegans": {"graph.npz": "4e907d45247a0fbc87d21f2e48967908a8dfa195af2081306ff5329949842589",
-                 "meta.json": "e0f48637d01fe7b0c908800f77237117854ec8538f2e11a2e3b8bb925ccc8679"},
+                 "meta.json": "6ff8585a270952a2f4a27d919a47d8cb02f2a4e5447a74fb05e6d0fca9b28ce3"},
     "train_terrorists": {"graph.npz": "53d260485b409b9d5ea25028f7da51b3d1463938cc1c1fae241f51d1efd4d0cd",
-                         "meta.json": "4be703ba4d9f012abdead738b0d591a7359f2283a68279e9b1b1bbeb267f8da8"},
+                         "meta.json": "225421e539d688f03538e349d143323c27d28aaf08d5e9b4eec1f70255eef6e2"},
     "hospital_contacts": {"graph.npz": "44dc6d4d999738feeba7bc43e70c685faa77235209ee342bfd0fe56e8330eef9",
-                          "meta.json": "56e58b9c4dc80350707573ce2322773d94cb3c1d189c50b79b657320e2003571"},
+                          "meta.json": "71b1c9bdb10848e0c7c29149e20c8a09cbb53249a4cef973322b477b6d66c456"},
     "terrorists_911": {"graph.npz": "04ad5749d0e208baab3e1c66c0b5fc56816feefb34f679d50acdd155cac7b66e",
-                       "meta.json": "92ed2b4badec982bd149a78e2bc61796beb4d4d09c19985eb03eb48956033ed1"},
+                       "meta.json": "bbbf34c1d47b7905dac9bd9cc761770121988317f6023a9630d5f669d2eb3330"},
     "london_transport": {"graph.npz": "aea5a90a2b3238d952286fdde4ce180b52562995d5a8fc91de5e2d6af1fdae5d",
-                         "meta.json": "6dff352287b2af4ad40b6f1027b04627e09c10af266a6d6763842b1af10f97ba"},
+                         "meta.json": "0efee89720a51d39ecf65abd09213fa4132ab19a63d653a5239ad8e6dc241fa6"},
 }
 OFFLINE = ("random_tsp", "karate")
 

@@ -102,3 +102,17 @@ def test_repro_then_candidate_then_more_seeds(repo):
     assert {"train@karate-GCN", "train@random_tsp-GraphSAGE"} <= stages_run(out)
     rec = json.loads((dst / "metrics/runs/karate/GCN.json").read_text())
     assert [rec["seeds"][s].get("cached", False) for s in ("0", "1", "2", "3")] == [True, True, True, False]
+
+    # a smaller benchmark with one flag per key and no other edit: the tasks have no `train.epochs` entry,
+    # so each trains its catalogue budget, written into data/<task>/meta.json by fetch
+    out = run(["dvc", "exp", "run", "-S", "tasks=[karate_link_pred,synthetic_triangles]", "-S", "seeds=[0,1]",
+               "-S", "models=[GCN]"], dst, env)
+    assert {"train@karate_link_pred-GCN", "train@synthetic_triangles-GCN", "report"} <= stages_run(out)
+    for task in ("karate_link_pred", "synthetic_triangles"):
+        budget = json.loads((dst / f"data/{task}/meta.json").read_text())["epochs"]
+        rec = json.loads((dst / f"metrics/runs/{task}/GCN.json").read_text())
+        assert rec["status"] == "ok" and set(rec["seeds"]) == {"0", "1"}
+        assert rec["hyperparameters"]["epochs"] == rec["task_spec"]["epochs"] == budget
+        assert rec["epochs_source"] == "catalogue"
+    report = json.loads((dst / "metrics/report.json").read_text())
+    assert report["n_tasks"] == 2 and report["k"] == 1

@@ -50,7 +50,8 @@ def workdir(tmp_path, monkeypatch):
 
 
 def test_timeout_stops_the_seed_and_the_sweep_goes_on(workdir):
-    p = make_params(seeds=[0, 1, 2], exec={"workers": 2, "timeout_s": 3})
+    # generous: a spawned worker imports torch inside its time limit, slow on a loaded machine
+    p = make_params(seeds=[0, 1, 2], exec={"workers": 2, "timeout_s": 20})
     rec = train_cell("random_tsp", "lab.models:SlowOnSeedOne", p, "t.json", role="candidate",
                      echo=lambda m: None, progress=False)
     assert rec["seeds"]["1"]["status"] == "failed" and "timeout" in rec["seeds"]["1"]["error"]
@@ -87,3 +88,21 @@ def test_progress_counts_epochs(workdir, capsys):
 def test_bad_exec_values(exec_, message):
     with pytest.raises(ParamsError, match=message):
         make_params(exec=exec_)
+
+
+def test_device_type_needs_no_torch_without_a_gpu_driver(monkeypatch):
+    """Planning a cell (every seed cached: no training) decides the device without importing torch
+    where no GPU driver exists; where one might, it asks torch."""
+    import subprocess
+    import sys
+
+    from netzbench.run import worker
+
+    code = ("import sys; from netzbench.run import worker; worker._no_gpu_driver = lambda: True; "
+            "print(worker.device_type('auto'), worker.device_type('cpu'), 'torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["cpu", "cpu", "False"]
+    monkeypatch.setattr(worker, "_no_gpu_driver", lambda: False)
+    import torch
+
+    assert worker.device_type("auto") == ("cuda" if torch.cuda.is_available() else "cpu")

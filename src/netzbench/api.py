@@ -56,6 +56,8 @@ class Task:
             raise ValueError(f"task {self.name!r}: unknown task_type {self.task_type!r}; valid: {sorted(TASK_TYPES)}")
         if self.loader is None and self.catalog_id is None:
             raise ValueError(f"task {self.name!r} needs a loader")
+        if not isinstance(self.epochs, int) or isinstance(self.epochs, bool) or self.epochs <= 0:
+            raise ValueError(f"task {self.name!r}: epochs must be a positive integer, got {self.epochs!r}")
 
     @property
     def seed_aware(self) -> bool:
@@ -140,6 +142,14 @@ def _model_spec(name: str, spec: Any):
     return None, spec_from_class(name, spec)
 
 
+def _meta(task_dir: Path) -> dict:
+    """``task_dir/meta.json``, or ``{}`` when there is none."""
+    import json
+
+    path = task_dir / "meta.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
 def _task_dir(task: Task, seeds: list[int], data_root: Path, params: dict) -> Path:
     """The processed data of ``task``: the catalogue's ``data_root/<id>`` (fetched when missing),
     or, for a task with its own loader, a folder under the cache written from the loader."""
@@ -148,17 +158,19 @@ def _task_dir(task: Task, seeds: list[int], data_root: Path, params: dict) -> Pa
 
     if task.catalog_id is not None:
         task_dir = data_root / task.catalog_id
-        if not (task_dir / "meta.json").is_file():
+        if "epochs" not in _meta(task_dir):  # never fetched, or by an older netzbench (no budget recorded)
             fetch_task(task.catalog_id, params, data_root)
         return task_dir
     out = cache_root() / "api-data" / task.name
     write_loader_task(out, task.name, task.task_type, task.loader, root=data_root / task.name,
-                      seeds=seeds if task.seed_aware else None, split=task.split, category=task.category)
+                      seeds=seeds if task.seed_aware else None, split=task.split, category=task.category,
+                      epochs=task.epochs)
     return out
 
 
 #: params.yaml keys -> the run_benchmark argument that sets them (for error messages)
 _ARGUMENTS = {"train.epochs": "epochs", "train.hidden_channels": "hidden_channels", "seeds": "seeds",
+              "train.param_budget": "param_budget", "train.node_split": "node_split",
               "exec.threads": "threads", "exec.workers": "workers", "exec.executor": "executor",
               "search": "search", "protocol": "protocol", "train.": "lr"}
 
@@ -196,6 +208,7 @@ def run_benchmark(category: str | None = None, models: dict | None = None, seeds
                   tasks: Iterable[Task | str] | None = None, task_type: str | None = None,
                   only: Iterable[str] | None = None, epochs: int | dict[str, int] | None = None,
                   search: dict | None = None, *, hidden_channels: int = 64, lr: dict | None = None,
+                  param_budget: int | None = None, node_split: str = "public",
                   data_root: str | Path = "data", mirror: str | None = None, threads: int = 1,
                   executor: str = "inprocess", workers: int | None = None, progress: bool = True,
                   arithmetic: str = "native",
@@ -204,6 +217,8 @@ def run_benchmark(category: str | None = None, models: dict | None = None, seeds
 
     ``epochs`` overrides every task's budget (an int) or some of them (a
     mapping task -> int). ``lr`` maps a family to ``(lr, weight_decay)``.
+    ``param_budget`` and ``node_split`` are ``train.param_budget`` and
+    ``train.node_split`` of ``params.yaml``.
     ``search`` is a ``params.yaml``-style search block; ``protocol`` and
     ``protocol_overrides`` as in ``params.yaml`` (:mod:`netzbench.protocol`). ``executor`` is
     ``inprocess`` (default), ``local`` (worker processes) or ``ray``; models
@@ -230,9 +245,17 @@ def run_benchmark(category: str | None = None, models: dict | None = None, seeds
         raise ValueError("no task matches the selection")
     model_map = dict(models) if models is not None else {m: m for m in DEFAULT_MODELS}
     resolved = {name: _model_spec(name, spec) for name, spec in model_map.items()}
-    budgets = {t.name: (epochs.get(t.name, t.epochs) if isinstance(epochs, dict)
-                        else (t.epochs if epochs is None else epochs)) for t in task_list}
-    train = {"hidden_channels": hidden_channels, "epochs": budgets, **_optimisers(lr)}
+    # train.epochs holds overrides only, as in params.yaml: a task's own budget reaches training through
+    # its meta.json (and the run record says which of the two it trained)
+    overrides = {}
+    for t in task_list:
+        given = epochs.get(t.name) if isinstance(epochs, dict) else epochs
+        if given is None and t.catalog_id is not None and t.epochs != TASKS[t.catalog_id].epochs:
+            given = t.epochs  # a catalogue task given another budget
+        if given is not None:
+            overrides[t.name] = given
+    train = {"hidden_channels": hidden_channels, "param_budget": param_budget, "node_split": node_split,
+             "epochs": overrides, **_optimisers(lr)}
     in_memory = any(spec is not None for _, spec in resolved.values())
     params = _validated(merge(DEFAULTS, {
         "tasks": [t.name for t in task_list], "models": list(resolved), "seeds": seeds, "train": train,
@@ -263,6 +286,7 @@ def run_benchmark(category: str | None = None, models: dict | None = None, seeds
         records[record["task"]][record["model"]] = record
     categories = {t.name: t.category for t in task_list}
     config = {"tasks": [t.name for t in task_list], "models": list(resolved), "hidden_channels": hidden_channels,
+              "param_budget": param_budget, "node_split": node_split,
               "protocol": protocol, "protocol_overrides": protocol_overrides or {},
               "search": search, "source": "run_benchmark"}
     return report_from_records(BenchmarkReport, records, seeds, config=config, categories=categories,

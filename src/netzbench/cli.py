@@ -20,6 +20,20 @@ class UserError(click.ClickException):
     exit_code = 2
 
 
+def _declared_arithmetic(path: str) -> str:
+    """``exec.arithmetic`` as written in the params file (or the default), read without validation."""
+    import yaml
+
+    from .params import DEFAULTS
+
+    try:
+        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        mode = (raw.get("exec") or {}).get("arithmetic")
+    except (OSError, yaml.YAMLError, AttributeError):
+        mode = None  # load_config reports what is wrong with the file
+    return mode if isinstance(mode, str) else DEFAULTS["exec"]["arithmetic"]
+
+
 def _params(path: str, *, import_models: bool = True) -> dict:
     """``params.yaml`` validated as a whole (values, keys, every name in it), with its custom tasks
     registered in the catalogue; ``import_models=False`` locates ``module:Class`` models without
@@ -29,8 +43,10 @@ def _params(path: str, *, import_models: bool = True) -> dict:
     from .run.arithmetic import configure
 
     try:
+        # before anything imports torch (resolving a model may): this process and its workers inherit it
+        configure(_declared_arithmetic(path))
         params = load_config(path, import_models=import_models)
-        configure(params["exec"]["arithmetic"])  # before anything imports torch: workers inherit it
+        configure(params["exec"]["arithmetic"])
         return params
     except ParamsError as exc:
         raise UserError(str(exc)) from None
@@ -296,10 +312,14 @@ def verify(files: tuple[str, ...], against: str | None) -> None:
                                 "give the other file with --against")
             theirs = str(Path(tmp) / "published.json")
             Path(theirs).write_bytes(shown.stdout)
-        try:
-            a, b = BenchmarkReport.from_json(ours), BenchmarkReport.from_json(theirs)
-        except (ValueError, KeyError, OSError) as exc:
-            raise UserError(f"cannot read a benchmark file: {exc}") from None
+        reports = []
+        for path, shown_as in ((ours, ours), (theirs, against or (files[1] if len(files) == 2 else f"HEAD:{ours}"))):
+            try:
+                reports.append(BenchmarkReport.from_json(path))
+            except (ValueError, KeyError, TypeError, OSError) as exc:
+                raise UserError(f"cannot read the benchmark file {shown_as}: {type(exc).__name__}: {exc} "
+                                "(truncated or not written by netzbench report?)") from None
+        a, b = reports
         result = compare(a, b)
     click.echo(render(result))
     if result["changed"]:
@@ -311,7 +331,9 @@ def verify(files: tuple[str, ...], against: str | None) -> None:
 @click.option("--params", "params_path", default="params.yaml", show_default=True,
               help="Parameters file (for the epochs in use; defaults are shown if it is absent).")
 def tasks_cmd(as_json: bool, params_path: str) -> None:
-    """List the benchmark tasks (id, category, family, dataset, epochs, needs_download)."""
+    """List the benchmark tasks (id, category, family, dataset, epochs, needs_download).
+
+    epochs: the task's catalogue budget, or its `train.epochs` override (marked *)."""
     from .catalog.table import DATASETS, TASKS
 
     epochs = {}
@@ -322,7 +344,8 @@ def tasks_cmd(as_json: bool, params_path: str) -> None:
         ds = DATASETS[t.dataset]
         rows.append({
             "id": tid, "category": ds.category, "family": t.family, "dataset": t.dataset,
-            "epochs": int(epochs.get(tid, t.epochs)), "needs_download": ds.needs_download,
+            "epochs": int(epochs.get(tid, t.epochs)), "epochs_source": "params" if tid in epochs else "catalogue",
+            "needs_download": ds.needs_download,
             "split": t.split, "in_paper": t.in_paper,
         })
     if as_json:
@@ -332,8 +355,11 @@ def tasks_cmd(as_json: bool, params_path: str) -> None:
     click.echo(header)
     click.echo("-" * len(header))
     for r in rows:
+        mark = "*" if r["epochs_source"] == "params" else " "
         click.echo(f"{r['id']:<16} {r['category']:<14} {r['family']:<10} {r['dataset']:<14} "
-                   f"{r['epochs']:>6}  {'yes' if r['needs_download'] else 'no'}")
+                   f"{r['epochs']:>6}{mark} {'yes' if r['needs_download'] else 'no'}")
+    if any(r["epochs_source"] == "params" for r in rows):
+        click.echo(f"* epochs from `train.epochs` in {params_path} (the others: the catalogue's budget)")
 
 
 def _obtainable(ds, mirror) -> str:

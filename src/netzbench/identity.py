@@ -133,7 +133,7 @@ def code_version(model_ref: str | None = None) -> str:
 
 
 #: the fields of ``meta.json`` that make up the resolved task spec
-TASK_SPEC_FIELDS = ("task", "dataset", "family", "split", "relational", "synthetic", "generator",
+TASK_SPEC_FIELDS = ("task", "dataset", "family", "split", "relational", "epochs", "synthetic", "generator",
                     "generator_params", "generator_version", "loader", "loader_sha256")
 
 

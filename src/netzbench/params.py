@@ -37,6 +37,8 @@ DEFAULTS: dict[str, Any] = {
     "custom_tasks": {},
     "train": {
         "hidden_channels": 64,
+        "param_budget": None,
+        "node_split": "public",
         "eval_every": 1,
         "node_cls": {"lr": 0.01, "weight_decay": 5e-4},
         "graph_cls": {"lr": 0.001, "weight_decay": 0.0},
@@ -47,7 +49,7 @@ DEFAULTS: dict[str, Any] = {
     },
     "search": {"space": {}, "method": "grid", "n": None, "seed": 0},
     "exec": {"workers": None, "device": "auto", "threads": 1, "timeout_s": None, "max_rss_gb": None,
-             "executor": "local", "ray_address": None, "arithmetic": "native"},
+             "executor": "local", "ray_address": None, "arithmetic": "portable"},
     "data": {"mirror": None, "on_missing": "skip"},
     "report": {
         "alpha": 0.05,
@@ -62,6 +64,7 @@ DEFAULTS: dict[str, Any] = {
         "rank_exclude": [],
         "weights": None,
         "posthoc": "nemenyi",
+        "baselines": "separate",
     },
 }
 
@@ -75,6 +78,8 @@ PAIRWISE_METHODS = ("t", "wilcoxon")
 EPOCH_SELECTIONS = ("final", "best_val")
 AGGREGATIONS = ("uniform", "reliability", "hierarchical", "custom")
 POSTHOC_METHODS = ("nemenyi", "wilcoxon_holm")
+BASELINE_MODES = ("separate", "include")
+NODE_SPLITS = ("public", "random")
 ON_MISSING = ("skip", "fail")
 DEVICES = ("auto", "cpu", "cuda")
 EXECUTORS = ("local", "ray", "inprocess")
@@ -84,6 +89,9 @@ SEARCHABLE = ("lr", "weight_decay", "hidden_channels")
 
 __all__ = ["DEFAULTS", "ParamsError", "load_params", "merge", "validate"]
 
+
+#: the largest seed: a signed 64-bit integer (what torch.manual_seed, numpy and the seeded streams all accept)
+MAX_SEED = 2**63 - 1
 
 def merge(base: dict, override: dict) -> dict:
     """``base`` with ``override`` merged in, nested mappings key by key (copies, never aliases)."""
@@ -146,8 +154,9 @@ def validate(params: dict) -> dict:
     seeds = params["seeds"]
     if not isinstance(seeds, list) or not seeds:
         raise ParamsError(f"params.yaml: `seeds` must be a non-empty list of integers, got {seeds!r}")
-    if not all(_is_int(s) and s >= 0 for s in seeds):
-        raise ParamsError(f"params.yaml: `seeds` must be non-negative integers, got {seeds!r}")
+    if not all(_is_int(s) and 0 <= s <= MAX_SEED for s in seeds):
+        raise ParamsError(f"params.yaml: `seeds` must be integers from 0 to 2**63 - 1 (every RNG takes a 64-bit "
+                          f"seed), got {seeds!r}")
     if len(set(seeds)) != len(seeds):
         raise ParamsError(f"params.yaml: `seeds` has duplicates: {seeds!r}")
 
@@ -167,6 +176,13 @@ def validate(params: dict) -> dict:
     hidden = train["hidden_channels"]
     if not _is_int(hidden) or hidden <= 0:
         raise ParamsError(f"params.yaml: `train.hidden_channels` must be a positive integer, got {hidden!r}")
+    budget = train.get("param_budget")
+    if budget is not None and (not _is_int(budget) or budget <= 0):
+        raise ParamsError(f"params.yaml: `train.param_budget` must be null (width = train.hidden_channels) or a "
+                          f"positive integer (parameters per model), got {budget!r}")
+    if train.get("node_split") not in NODE_SPLITS:
+        raise ParamsError(f"params.yaml: `train.node_split` must be one of {list(NODE_SPLITS)}, "
+                          f"got {train.get('node_split')!r}{closest(train.get('node_split'), NODE_SPLITS)}")
     eval_every = train["eval_every"]
     if not _is_int(eval_every) or eval_every <= 0:
         raise ParamsError(f"params.yaml: `train.eval_every` must be a positive integer, got {eval_every!r}")
@@ -187,22 +203,22 @@ def validate(params: dict) -> dict:
         raise ParamsError(
             f"params.yaml: `train.model_config` must map model names to keyword mappings, got {mc!r}"
         )
+    # overrides: a task without an entry trains its catalogue budget (recorded in data/<task>/meta.json)
     epochs = train["epochs"]
+    if epochs is None:
+        train["epochs"] = epochs = {}
     if not isinstance(epochs, dict):
         raise ParamsError(f"params.yaml: `train.epochs` must be a mapping task -> int, got {epochs!r}")
     for task, n in epochs.items():
         if not _is_int(n) or n <= 0:
             raise ParamsError(f"params.yaml: `train.epochs.{task}` must be a positive integer, got {n!r}")
-    missing = [t for t in params["tasks"] if t not in epochs]
-    if missing:
-        raise ParamsError(
-            f"params.yaml: `train.epochs` has no entry for {missing}; every listed task needs "
-            "an explicit epoch count (e.g. `train.epochs.cora: 100`)"
-        )
 
     if params["search"] is None:
         params["search"] = copy.deepcopy(DEFAULTS["search"])
     validate_search(params["search"])
+    if budget is not None and "hidden_channels" in (params["search"].get("space") or {}):
+        raise ParamsError("params.yaml: `train.param_budget` chooses each model's hidden width; it cannot be "
+                          "combined with `search.space.hidden_channels` (drop one of them)")
 
     ex = params["exec"]
     workers = ex.get("workers")
@@ -235,6 +251,7 @@ def validate(params: dict) -> dict:
         ("epoch_selection", EPOCH_SELECTIONS),
         ("aggregation", AGGREGATIONS),
         ("posthoc", POSTHOC_METHODS),
+        ("baselines", BASELINE_MODES),
     ):
         if rep.get(key) not in choices:
             raise ParamsError(f"params.yaml: `report.{key}` must be one of {list(choices)}, got {rep.get(key)!r}")
@@ -303,11 +320,22 @@ def load_params(path: str | os.PathLike | None = None) -> dict:
     if not path.is_file():
         raise ParamsError(f"{path} not found: run from the repository root (where params.yaml lives)")
     with open(path, encoding="utf-8") as fh:
-        raw = yaml.safe_load(fh) or {}
+        try:
+            raw = yaml.safe_load(fh) or {}
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+            raise ParamsError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
     if not isinstance(raw, dict):
         raise ParamsError(f"{path}: expected a mapping at the top level")
     check_keys(raw, source=str(path))
-    return validate(merge(DEFAULTS, raw))
+    try:
+        return validate(merge(DEFAULTS, raw))
+    except ParamsError as exc:  # the checks name params.yaml; say which file it was
+        message = str(exc)
+        if message.startswith("params.yaml:") and str(path) != "params.yaml":
+            message = f"{path}:" + message[len("params.yaml:"):]
+        raise ParamsError(message) from None
 
 
 def validate_search(search: dict) -> None:

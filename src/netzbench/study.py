@@ -67,8 +67,9 @@ def _data_dir(task_id: str, variant_params: dict, params: dict, data_root: Path,
     if graphs == resolve(params["protocol"], params["protocol_overrides"])["synthetic_graphs"]:
         return data_root / task_id
     root = cache_root() / "study-data" / graphs
-    if not (root / task_id / "meta.json").is_file():
-        fetch_task(task_id, variant_params, root, echo=echo)
+    # every time, like the fetch stage: an unchanged task is left as it is in well under a second, and a
+    # folder an older netzbench wrote (another task spec) is brought up to date
+    fetch_task(task_id, variant_params, root, echo=echo)
     return root / task_id
 
 

@@ -29,7 +29,7 @@ dataset too) or an arrays dict (see :mod:`netzbench.graphs.convert`).
 files there). A loader with a ``seed`` keyword is *seed-aware*: it is called
 once per benchmark seed at training time (``loader(root, seed=s)``), so
 cross-seed variance includes the data. As with catalogue tasks, list the id
-in ``tasks`` and give it ``train.epochs.<id>``.
+in ``tasks``; it trains its ``epochs`` unless ``train.epochs.<id>`` overrides it.
 """
 
 from __future__ import annotations
@@ -41,9 +41,7 @@ from pathlib import Path
 
 from ..errors import ParamsError
 from ..families import TASK_TYPES
-from ..graphs.convert import GRAPH_FAMILIES, as_numpy, to_bundle
-from ..graphs.edges import undirected_pairs
-from ..graphs.features import structural_features
+from ..graphs.convert import GRAPH_FAMILIES, discarded, graph_x, to_bundle
 from ..params import closest
 from ..paths import import_ref, user_root
 from .checks import DatasetError, normalise_labels
@@ -180,8 +178,9 @@ def loader_raw(params: dict, out: str | os.PathLike) -> dict:
 
 
 def with_features(obj, family: str):
-    """A graph collection whose graphs all have ``x``: a graph without (PyG's ``TUDataset`` of a
-    collection without node labels) gets ``[1, log(1 + degree)]``, degrees within the graph."""
+    """``(obj, filled)``: a graph collection whose graphs all have ``x``: a graph without (PyG's
+    ``TUDataset`` of a collection without node labels) gets :func:`~netzbench.graphs.convert.graph_x`,
+    ``[1, log(1 + degree)]`` with degrees within the graph; ``filled`` says whether any did."""
     if family not in GRAPH_FAMILIES or isinstance(obj, dict) or not hasattr(obj, "__len__"):
         return obj, False
     import torch
@@ -194,8 +193,7 @@ def with_features(obj, family: str):
     for g in obj:
         if getattr(g, "x", None) is None:
             g = copy.copy(g)
-            pairs = undirected_pairs(as_numpy(g.edge_index).reshape(2, -1))
-            g.x = torch.as_tensor(structural_features(int(g.num_nodes), pairs.reshape(-1)))
+            g.x = torch.as_tensor(graph_x(g))
         graphs.append(g)
     return graphs, True
 
@@ -221,10 +219,15 @@ def process(root: str, family: str, loader: str | None = None, path: str | None 
             record["notes"] = notes
         return bundle.arrays, bundle.counts, record
     record = {"format": "custom", "raw_sha256": {}, "loader": loader, **loader_raw({"path": path} if path else {}, root)}
-    obj = _load(loader)(str(raw_path(path, root)) if path else root)
+    load = _load(loader)
+    try:
+        obj = load(str(raw_path(path, root)) if path else root)
+    except Exception as exc:  # noqa: BLE001 - the user's code: say whose it was, not a traceback
+        raise DatasetError(f"custom task {task!r}: its loader {loader} raised {type(exc).__name__}: {exc}") from exc
     obj, filled = with_features(obj, family)
     obj, mapping = normalise_labels(obj, family)
     arrays, counts = to_bundle(obj, family)
+    record["dropped"] = discarded(obj)
     if filled:
         record["notes"] = {"node_features": "structural [1, log(1 + degree)] for graphs without x"}
     if mapping:

@@ -1,8 +1,8 @@
 """The fetch stage: one task's data into ``data/<task>/`` (layout: :mod:`netzbench.graphs.layout`).
 
-:func:`fetch_task` resolves the task -- family, split, generator and its
-parameters, a custom loader and its source hash -- and writes that task
-spec into ``meta.json`` beside the processed arrays. Training reads a task
+:func:`fetch_task` resolves the task -- family, split, epoch budget,
+generator and its parameters, a custom loader and its source hash -- and
+writes that task spec into ``meta.json`` beside the processed arrays. Training reads a task
 from there and nowhere else, so whatever the catalogue decides (a split, a
 generator parameter, a loader) reaches a result only through
 ``data/<task>/``, which DVC tracks and the per-seed cache key hashes.
@@ -23,7 +23,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
-from ..graphs.convert import default_split, to_arrays, to_bundle
+from ..graphs.convert import default_split, discarded, to_arrays, to_bundle
+from ..graphs.counts import dropped_record, meta_counts
 from ..graphs.layout import GENERATOR_VERSION, GRAPH, SEEDS, data_hash, save_arrays, seed_file, write_meta
 from ..paths import cache_root, import_ref, resolve_mirror
 from ..protocol import resolve
@@ -127,6 +128,7 @@ def fetch_task(task_id: str, params: dict, data_root: str | os.PathLike = "data"
         "license": ds.license,
         "citation": ds.citation,
         "relational": task.relational,
+        "epochs": task.epochs,  # the budget; `train.epochs.<task>` overrides it
     }
     origin = "generator"
     previous = _previous_meta(out)
@@ -157,7 +159,7 @@ class _KeepPrevious(Exception):
 
 
 #: meta.json fields that decide whether an earlier fetch holds the same task
-_SPEC_FIELDS = ("task", "dataset", "family", "split", "relational")
+_SPEC_FIELDS = ("task", "dataset", "family", "split", "relational", "epochs")
 
 
 def _previous_meta(out: Path) -> dict | None:
@@ -190,7 +192,8 @@ def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: di
             meta["split"] = default_split(task.family, arrays)
         check_arrays(task_id, task.family, meta["split"], arrays)
         save_arrays(tmp / GRAPH, arrays)
-        meta.update(status="ok", synthetic=False, counts=counts, **record)
+        meta.update(status="ok", synthetic=False, **record)
+        _record_counts(meta, arrays, counts, record.get("dropped"))
         meta["relational"] = meta["split"] == "relational_canonical"  # what training will do
         origin = f"custom:{record.get('loader') or record['format']}"
     elif ds.synthetic:
@@ -226,9 +229,11 @@ def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: di
                     and state.is_file() and state.read_text(encoding="utf-8") == f"{fingerprint} {data_hash(out)}"):
                 raise _Unchanged(origin)  # a re-check that found the same raw bytes: no processing, no torch
             with quiet():  # PyG's "Processing... Done!" on every fetch says nothing the summary line does not
-                arrays, counts = import_ref(ds.processor)(raw_dir, fmt)
+                processed = import_ref(ds.processor)(raw_dir, fmt)  # (arrays, counts[, dropped])
+            arrays, counts, dropped = processed if len(processed) == 3 else (*processed, None)
             save_arrays(tmp / GRAPH, arrays)
-            meta.update(status="ok", synthetic=False, format=fmt, raw_sha256=raw_sha, counts=counts)
+            meta.update(status="ok", synthetic=False, format=fmt, raw_sha256=raw_sha)
+            _record_counts(meta, arrays, counts, dropped)
             if fingerprint is not None:
                 meta["_fingerprint"] = fingerprint  # written to the state file once out is in place
     fingerprint = meta.pop("_fingerprint", None)
@@ -236,25 +241,42 @@ def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: di
     return origin, fingerprint
 
 
+def _record_counts(meta: dict, arrays: dict, counts: dict | None, dropped: dict | None) -> None:
+    """Complete ``meta`` of processed ``arrays``: ``counts`` (the names every dataset of the family has,
+    from the arrays, beside the reader's own ``counts``: :mod:`netzbench.graphs.counts`), ``dropped``
+    (what the reader left out) and ``raw_sha256`` as a JSON object, file -> sha256."""
+    meta["counts"] = meta_counts(meta["family"], arrays, counts)
+    meta["dropped"] = dropped_record(dropped)
+    raw = meta.get("raw_sha256", {})
+    if not isinstance(raw, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in raw.items()):
+        raise TypeError(f"raw_sha256 must map file names to sha256 hex digests, got {raw!r}")
+    meta["raw_sha256"] = dict(sorted(raw.items()))
+
+
 def write_loader_task(out: str | os.PathLike, name: str, family: str, loader: Callable, *, root: str | os.PathLike,
-                      seeds: list[int] | None = None, split: str | None = None, category: str | None = None) -> dict:
+                      seeds: list[int] | None = None, split: str | None = None, category: str | None = None,
+                      epochs: int | None = None) -> dict:
     """Write the data of a task whose loader is a Python callable (the Python API) into ``out``.
 
     ``loader(root)`` is called once; a seed-aware loader (``seeds`` given) is
     called as ``loader(root, seed=s)`` for every seed and each instance is
     stored (``seeds/<s>.npz``), since a callable cannot be named in
-    ``meta.json`` for training to call. ``split`` None: chosen from the data.
+    ``meta.json`` for training to call. ``split`` None: chosen from the data. ``epochs``: the task's
+    budget, recorded in ``meta.json`` like a catalogue task's.
     Returns the meta.
     """
     out = Path(out)
     meta = {"task": name, "dataset": name, "family": family, "category": category or "custom",
             "license": "user-provided", "citation": "", "status": "ok", "format": "loader"}
+    if epochs is not None:
+        meta["epochs"] = int(epochs)
     with _replacing(out) as tmp:
         if seeds is None:
             obj, mapping = normalise_labels(with_features(loader(str(root)), family)[0], family)
             arrays, counts = to_bundle(obj, family)
-            meta.update(synthetic=False, split=split or default_split(family, arrays), counts=counts)
+            meta.update(synthetic=False, split=split or default_split(family, arrays))
             check_arrays(name, family, meta["split"], arrays)
+            _record_counts(meta, arrays, counts, discarded(obj))
             save_arrays(tmp / GRAPH, arrays)
             if mapping:
                 meta["label_mapping"] = mapping

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .edges import count_undirected_pairs
+from .counts import collection_counts
 
 TARGETS = ("class", "multilabel", "regression")
 
@@ -61,20 +61,10 @@ def collection_arrays(x, edge_index, node_ptr, edge_ptr, y, *, target: str = "cl
         "node_ptr": node_ptr,
         "edge_ptr": edge_ptr,
     }
-    # graphs are disjoint: count pairs on global node ids
-    offsets = np.repeat(node_ptr[:-1], np.diff(edge_ptr))
-    counts = {
-        "num_graphs": num_graphs,
-        "num_nodes": int(node_ptr[-1]),
-        "num_edges": count_undirected_pairs(arrays["edge_index"] + offsets),
-        "num_features": int(arrays["x"].shape[1]),
-    }
-    if target == "class":
-        counts["num_classes"] = int(y.max()) + 1 if y.size else 0
-    else:
-        counts["num_targets"] = int(y.shape[1])
-        if target == "multilabel":
-            counts["num_missing_labels"] = int(np.isnan(y).sum())
+    # num_classes for a class target, num_targets otherwise
+    counts = collection_counts(arrays, "graph_cls" if target == "class" else "graph_reg")
+    if target == "multilabel":
+        counts["num_missing_labels"] = int(np.isnan(y).sum())
     if split is not None:
         split = np.asarray(split, dtype=np.int8)
         if split.shape != (num_graphs,):

@@ -6,8 +6,9 @@ Conventions per family (the trainers' contract):
 - ``node_cls``: one ``Data`` with ``x``, ``edge_index``, ``y`` and, optionally,
   ``train_mask``/``val_mask``/``test_mask`` ([N] or [N, S]); without all
   three masks a per-seed stratified 50/25/25 split is used.
-- ``graph_cls`` / ``graph_reg``: a sequence of ``Data`` with node features
-  ``x`` and a graph-level ``y``; shuffled per seed and cut 80/10/10.
+- ``graph_cls`` / ``graph_reg``: a sequence of ``Data`` (a PyG dataset too)
+  with a graph-level ``y`` and node features ``x`` (a graph without ``x``
+  gets ``[1, log(1 + degree)]``: :func:`graph_x`); shuffled per seed and cut 80/10/10.
 - ``link_pred``: one ``Data`` with ``edge_index`` (held-out edge split per
   seed), or, for relational graphs, ``train_edge_index``/``train_edge_type``
   with their ``valid_*``/``test_*`` counterparts and ``num_relations``.
@@ -18,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from .collection import collection_arrays, stack_graphs
-from .edges import count_undirected_pairs
+from .edges import count_undirected_pairs, undirected_pairs
+from .features import structural_features
 
 RELATIONAL_KEYS = ("train_edge_index", "train_edge_type", "valid_edge_index", "valid_edge_type",
                    "test_edge_index", "test_edge_type")
@@ -63,16 +65,24 @@ def single_graph_counts(arrays: dict) -> dict:
     return counts
 
 
+def graph_x(graph) -> np.ndarray:
+    """A graph's node features; ``[1, log(1 + degree)]`` (degrees within the graph, each undirected pair
+    once) for a graph without ``x``, such as those of PyG's ``TUDataset`` of a collection without node
+    labels or attributes."""
+    if getattr(graph, "x", None) is not None:
+        return as_numpy(graph.x)
+    pairs = undirected_pairs(as_numpy(graph.edge_index).reshape(2, -1))
+    return structural_features(int(graph.num_nodes), pairs.reshape(-1))
+
+
 def _collection(graphs, family: str) -> tuple[dict, dict]:
     graphs = list(graphs)
-    if any(getattr(g, "x", None) is None for g in graphs):
-        raise ValueError(f"{family}: every graph of a collection needs node features `x`")
     ys = [as_numpy(g.y).reshape(-1) for g in graphs]
     if family == "graph_reg":
         target = "regression"
     else:
         target = "class" if all(y.size == 1 for y in ys) else "multilabel"
-    x, ei, node_ptr, edge_ptr = stack_graphs([as_numpy(g.x) for g in graphs], [as_numpy(g.edge_index) for g in graphs])
+    x, ei, node_ptr, edge_ptr = stack_graphs([graph_x(g) for g in graphs], [as_numpy(g.edge_index) for g in graphs])
     y = np.concatenate([y.reshape(1, -1) for y in ys]) if ys else np.zeros((0, 1))
     return collection_arrays(x, ei, node_ptr, edge_ptr, y, target=target)
 
@@ -96,6 +106,20 @@ def to_bundle(obj, task_type: str) -> tuple[dict, dict]:
         data = data[0]
     arrays = single_graph_arrays(data)
     return arrays, single_graph_counts(arrays)
+
+
+def discarded(obj) -> dict:
+    """What :func:`to_bundle` leaves out of a PyG object (``dropped`` in ``meta.json``): ``weights`` (an
+    ``edge_weight``) and ``edge_attributes`` (an ``edge_attr``), judged on the first graph of a
+    collection. Edges are kept as given (nothing merged or dropped); an arrays dict is kept whole."""
+    if isinstance(obj, dict) or (not hasattr(obj, "edge_index") and hasattr(obj, "__len__") and len(obj) == 0):
+        return {}
+    graph = obj if hasattr(obj, "edge_index") or not hasattr(obj, "__getitem__") else obj[0]
+    present = {key: getattr(graph, key, None) is not None for key in ("edge_weight", "edge_attr")}
+    out = {"weights": present["edge_weight"]}
+    if present["edge_attr"]:
+        out["edge_attributes"] = True
+    return out
 
 
 def to_arrays(obj, task_type: str) -> dict:

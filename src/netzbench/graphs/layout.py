@@ -4,10 +4,12 @@
   ``reason``), the resolved task spec (``task``, ``dataset``, ``family``,
   ``split``, ``relational``, and for generated data ``generator``,
   ``generator_params``, ``generator_version``), ``category``, license and
-  citation, the sha256 of every raw file and ``counts`` (``num_nodes``,
-  ``num_edges`` as unique undirected pairs, ``num_graphs`` for collections,
-  ...). Where the bytes came from is *not* stored here (fetch logs it
-  outside), so a change of source alone changes nothing downstream; a change
+  citation, the sha256 of every raw file (``raw_sha256``: file -> hex),
+  ``counts`` (``num_nodes``, ``num_edges`` as unique undirected pairs,
+  ``num_graphs`` for collections, ...: the same names for every dataset of
+  a family, :mod:`netzbench.graphs.counts`) and ``dropped`` (duplicate
+  edges, self-loops, weights, ...). Where the bytes came from is *not*
+  stored here (fetch logs it outside), so a change of source alone changes nothing downstream; a change
   of the task spec does, since training reads the spec from here.
 - ``graph.npz`` (real datasets): the arrays, written deterministically, in
   one of these layouts:

@@ -1,4 +1,4 @@
-"""Models: the five GraphNetz architectures, task adapters and the registry.
+"""Models: the five GraphNetz architectures, the baselines, task adapters and the registry.
 
 The registry is importable without torch; the model classes are loaded on
 first access (``from netzbench.models import GCN``).
@@ -9,6 +9,8 @@ from .roster import ALL_FAMILIES, BUILTIN_MODELS, GRAPH_FAMILIES
 
 _LAZY = {
     "GCN": "encoders", "GAT": "encoders", "GraphSAGE": "encoders", "GraphTransformer": "encoders",
+    "MLP": "encoders", "CommonNeighbors": "heuristics", "AdamicAdar": "heuristics",
+    "ResourceAllocation": "heuristics", "PreferentialAttachment": "heuristics",
     "GIN": "gin", "GraphHead": "adapters", "DotProductLink": "adapters", "NodeModel": "adapters",
     "multi_task_factory": "adapters", "wrap_encoder": "adapters", "encode": "adapters",
 }

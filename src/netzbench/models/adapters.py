@@ -139,14 +139,17 @@ class DistMultLink(nn.Module):
     def forward(self, x, edge_index):
         return encode(self.encoder, x, edge_index)
 
+    def head_relation(self, z: torch.Tensor, triples: torch.Tensor) -> torch.Tensor:
+        r""":math:`z_h \odot w_r` per triple ([m, d]): the part of a score that does not depend on the tail."""
+        return z.index_select(0, triples[0]) * self.relations.index_select(0, triples[1])
+
     def score(self, z: torch.Tensor, triples: torch.Tensor) -> torch.Tensor:
         """Scores of triples given as a [3, m] tensor (head, relation, tail)."""
-        rel = self.relations.index_select(0, triples[1])
-        return (z.index_select(0, triples[0]) * rel * z.index_select(0, triples[2])).sum(-1)
+        return (self.head_relation(z, triples) * z.index_select(0, triples[2])).sum(-1)
 
     def score_tails(self, z: torch.Tensor, triples: torch.Tensor, tails: torch.Tensor, chunk: int = 2048):
         """Scores [m, k] of each triple's head and relation with ``k`` candidate tails ``tails`` [m, k]."""
-        hr = z.index_select(0, triples[0]) * self.relations.index_select(0, triples[1])
+        hr = self.head_relation(z, triples)
         out = [torch.einsum("mh,mkh->mk", hr[i:i + chunk], z[tails[i:i + chunk]])
                for i in range(0, hr.shape[0], chunk)]
         return torch.cat(out) if out else hr.new_zeros((0, tails.shape[1]))

@@ -1,4 +1,4 @@
-r"""The four node-level encoders of the GraphNetz protocol (reference configurations).
+r"""The four node-level encoders of the GraphNetz protocol (reference configurations), and the MLP baseline.
 
 Each maps node features :math:`X \in \mathbb{R}^{n \times d}` and an edge
 index to node outputs :math:`\mathbb{R}^{n \times c}` with two message-passing
@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 from torch import nn
-from torch_geometric.nn import GCNConv, SAGEConv
+from torch_geometric.nn import GCNConv, Linear, SAGEConv
 
 from .fused import FusedGATConv, FusedTransformerConv
 
@@ -149,3 +149,36 @@ class GraphTransformer(nn.Module):
         x = F.relu(self.conv1(x, edge_index))
         x = F.dropout(x, self.dropout, self.training)
         return self.conv2(x, edge_index)
+
+
+class MLP(nn.Module):
+    r"""A structure-free baseline: :math:`H' = \mathrm{ReLU}(X W_1 + b_1) W_2 + b_2`.
+
+    GCN with the propagation :math:`\hat D^{-1/2}\hat A\hat D^{-1/2}` replaced by the identity: two
+    layers, ReLU between, Glorot weights and zero biases as GCNConv's, no dropout. The edge index is
+    accepted and ignored, so every node is classified from its own features; through the adapters it
+    serves graph-level tasks (mean pool + linear) and link prediction (dot product of embeddings).
+    When a GNN does not beat it, the task does not reward the graph structure (on a featureless graph
+    the inputs are the structural features every model gets, so only the message passing is missing).
+    """
+
+    task_types = ALL_FAMILIES
+    node_encoder = True
+    sparse_input = True  # first op is a linear map: a sparse CSR x is used as is
+    baseline = "structure_free"
+
+    def __init__(self, in_channels: int, hidden_channels: int, out_channels: int, dropout: float = 0.0):
+        super().__init__()
+        self.dropout = dropout
+        self.lin1 = Linear(in_channels, hidden_channels, weight_initializer="glorot", bias_initializer="zeros")
+        self.lin2 = Linear(hidden_channels, out_channels, weight_initializer="glorot", bias_initializer="zeros")
+
+    def reset_parameters(self) -> None:
+        self.lin1.reset_parameters()
+        self.lin2.reset_parameters()
+
+    def forward(self, x: torch.Tensor, edge_index=None) -> torch.Tensor:
+        x = input_dropout(x, self.dropout, self.training)
+        x = F.relu(self.lin1(x))
+        x = F.dropout(x, self.dropout, self.training)
+        return self.lin2(x)

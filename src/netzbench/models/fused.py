@@ -22,7 +22,7 @@ vectors. The backward passes are the transposed spmm and an SDDMM:
 
 The layers below are the PyG classes with only the fused
 ``message_and_aggregate`` added, used when the edge index is a CSR tensor
-(:func:`netzbench.training.loops.maybe_adjacency`); with an edge-index tensor
+(:func:`netzbench.training.fit.model_graph`); with an edge-index tensor
 they are the PyG layers unchanged. Same parameters, same function; sums are
 taken in a different order, so results agree to float rounding.
 """
@@ -41,8 +41,9 @@ from torch_geometric.utils import softmax
 class CSRPattern:
     """The index structure of a CSR adjacency and of its transpose.
 
-    ``perm`` maps transposed (CSC-ordered) positions to CSR positions, so
-    edge values ``w`` (in CSR order) become ``w[perm]`` for the transpose.
+    ``row`` is each stored entry's row (target) index; ``perm`` maps transposed
+    (CSC-ordered) positions to CSR positions, so edge values ``w`` (in CSR
+    order) become ``w[perm]`` for the transpose.
     """
 
     def __init__(self, adj: Tensor):
@@ -52,9 +53,9 @@ class CSRPattern:
         self.crow = adj.crow_indices()
         self.col = adj.col_indices()
         n_rows, n_cols = self.shape
-        row = torch.repeat_interleave(torch.arange(n_rows, device=self.col.device), self.crow.diff())
-        self.perm = torch.argsort(self.col * n_rows + row)
-        self.t_col = row[self.perm]
+        self.row = torch.repeat_interleave(torch.arange(n_rows, device=self.col.device), self.crow.diff())
+        self.perm = torch.argsort(self.col * n_rows + self.row)
+        self.t_col = self.row[self.perm]
         counts = torch.bincount(self.col, minlength=n_cols)
         self.t_crow = torch.cat([counts.new_zeros(1), counts.cumsum(0)])
 
@@ -135,7 +136,9 @@ class _PatternCache:
 
     def __call__(self, adj: Tensor) -> CSRPattern:
         p = self._pattern
+        # a graph on another device (the model was moved) is a new pattern: torch.equal would raise
         if adj.layout != torch.sparse_csr or p is None or tuple(adj.shape) != p.shape \
+                or adj.device != p.col.device \
                 or not torch.equal(adj.crow_indices(), p.crow) or not torch.equal(adj.col_indices(), p.col):
             self._pattern = CSRPattern(adj)
         return self._pattern
@@ -167,8 +170,7 @@ class FusedTransformerConv(TransformerConv):
             raise ValueError("FusedTransformerConv: edge features need the edge-index form")
         pattern = self._patterns(adj_t)
         logits = EdgeDot.apply(query, key, pattern) / math.sqrt(self.out_channels)
-        index = torch.repeat_interleave(torch.arange(pattern.shape[0], device=logits.device), pattern.crow.diff())
-        alpha = softmax(logits, index, ptr=pattern.crow, num_nodes=pattern.shape[0])
+        alpha = softmax(logits, pattern.row, ptr=pattern.crow, num_nodes=pattern.shape[0])
         self._alpha = alpha
         alpha = F.dropout(alpha, p=self.dropout, training=self.training)
         return EdgeWeightedSum.apply(alpha, value, pattern)

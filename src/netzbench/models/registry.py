@@ -14,6 +14,12 @@ A class that declares nothing is taken to be a node-level encoder
 outputs, and serves all four families through the adapters. A class with
 ``node_encoder = True`` likewise gets adapters for the families it lists;
 any other class is called natively for the families it lists.
+
+A class attribute ``baseline`` (``True`` or a kind such as ``"structure_free"``
+or ``"heuristic"``) marks a reference point rather than a model under test;
+the run record carries it (``baseline_kind``) and the report keeps such
+models apart (``report.baselines``). ``heuristic = True`` marks a model that is
+scored on the training graph without training (:mod:`.heuristics`).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from typing import Any, Callable
 
 from ..families import TASK_TYPES
 from ..paths import repository_on_path
-from .roster import ALL_FAMILIES, BUILTIN_MODELS
+from .roster import ALL_FAMILIES, BUILTIN_BASELINES, BUILTIN_MODELS
 
 
 class ModelError(ValueError):
@@ -45,6 +51,20 @@ class ModelSpec:
 
     def serves(self, family: str) -> bool:
         return family in self.task_types
+
+    @property
+    def baseline(self) -> str | None:
+        """The model's baseline kind (:func:`baseline_kind`), None for a model under test."""
+        return baseline_kind(self.cls)
+
+
+def baseline_kind(cls) -> str | None:
+    """A class's ``baseline`` declaration as a kind: ``True`` is ``"baseline"``, a string is itself,
+    anything false (or no declaration) is None."""
+    declared = getattr(cls, "baseline", None)
+    if not declared:
+        return None
+    return declared if isinstance(declared, str) else "baseline"
 
 
 #: models registered with :func:`register_model` (name -> spec)
@@ -96,6 +116,11 @@ def builtin_families(name: str) -> frozenset[str] | None:
     return entry[1] if entry else None
 
 
+def builtin_baseline(name: str) -> str | None:
+    """Baseline kind of a built-in model, without importing torch (None for a model under test)."""
+    return BUILTIN_BASELINES.get(name)
+
+
 def _import_ref(ref: str) -> type:
     module_name, sep, attr = ref.partition(":")
     if not sep or not module_name or not attr:
@@ -138,6 +163,7 @@ def resolve_model(name_or_ref: str, kwargs: dict | None = None) -> ModelSpec:
         spec = spec_from_class(name_or_ref, _import_ref(ref), ref, kwargs)
         spec.builtin = True
         assert spec.task_types == fams, f"roster table disagrees with {ref}.task_types"
+        assert spec.baseline == BUILTIN_BASELINES.get(name_or_ref), f"roster table disagrees with {ref}.baseline"
         return spec
     if name_or_ref in MODEL_REGISTRY:
         reg = MODEL_REGISTRY[name_or_ref]
@@ -165,6 +191,8 @@ def build_model(spec: ModelSpec, task_type: str, in_channels: int, hidden_channe
 
     if not spec.serves(task_type):
         raise ModelError(f"model {spec.name} does not serve {task_type} (it serves {sorted(spec.task_types)})")
+    if getattr(spec.cls, "heuristic", False):  # no parameters: the link trainers score it once
+        return spec.cls(**spec.kwargs)
     if spec.factory is not None:
         params = inspect.signature(spec.factory).parameters
         if "task_type" in params:

@@ -11,6 +11,7 @@ from ..families import TASK_TYPES
 
 ALL_FAMILIES = TASK_TYPES
 GRAPH_FAMILIES = frozenset({"graph_cls", "graph_reg"})
+LINK_FAMILIES = frozenset({"link_pred"})
 
 #: name -> (module:class, families it serves)
 BUILTIN_MODELS: dict[str, tuple[str, frozenset[str]]] = {
@@ -19,4 +20,21 @@ BUILTIN_MODELS: dict[str, tuple[str, frozenset[str]]] = {
     "GraphSAGE": ("netzbench.models.encoders:GraphSAGE", ALL_FAMILIES),
     "GraphTransformer": ("netzbench.models.encoders:GraphTransformer", ALL_FAMILIES),
     "GIN": ("netzbench.models.gin:GIN", GRAPH_FAMILIES),
+    # baselines: a structure-free encoder and link-prediction heuristics without training
+    "MLP": ("netzbench.models.encoders:MLP", ALL_FAMILIES),
+    "CommonNeighbors": ("netzbench.models.heuristics:CommonNeighbors", LINK_FAMILIES),
+    "AdamicAdar": ("netzbench.models.heuristics:AdamicAdar", LINK_FAMILIES),
+    "ResourceAllocation": ("netzbench.models.heuristics:ResourceAllocation", LINK_FAMILIES),
+    "PreferentialAttachment": ("netzbench.models.heuristics:PreferentialAttachment", LINK_FAMILIES),
+}
+
+#: baseline kinds (the classes' ``baseline`` attribute), known without importing torch: a baseline is a
+#: reference point the report keeps apart from the models under test (``report.baselines``).
+#: ``structure_free``: ignores the edges; ``heuristic``: scores pairs from the training graph, no training.
+BUILTIN_BASELINES: dict[str, str] = {
+    "MLP": "structure_free",
+    "CommonNeighbors": "heuristic",
+    "AdamicAdar": "heuristic",
+    "ResourceAllocation": "heuristic",
+    "PreferentialAttachment": "heuristic",
 }

@@ -18,16 +18,15 @@ headline series (filled from the run records by :meth:`from_runs`, inferred
 for hand-built histories); ``cells[task][model]`` holds the run records' facts
 that are not histories (:mod:`.availability`, :mod:`.cost`).
 
-This class holds the data, the options and the persistence; each statistic
-is a plain function of :mod:`.selection` (epoch selection, X),
+This class holds the data, the options and the persistence; each statistic is a plain function of
+:mod:`.selection` (epoch selection, X),
 :mod:`.within_task`, :mod:`.across_task`, :mod:`.availability` or :mod:`.cost`
-that one method calls (exporters: :mod:`.latex`, :mod:`.figures`).  numpy and
-:mod:`netzbench.stats` only (plus matplotlib in the plot methods), never torch.
+that one method calls (exporters: :mod:`.latex`, :mod:`.figures`); numpy and :mod:`netzbench.stats`, never torch.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,9 @@ import numpy as np
 from .. import stats
 from ..stats._common import check_open_unit
 from . import across_task, availability, comparisons, cost, degenerate, latex, persistence, selection, within_task
+from . import baselines as baseline_analysis
+from .options import one_of as _one_of
+from .options import option as _option
 from .persistence import SCHEMA
 from .selection import EPOCH_SELECTIONS
 from .series import TaskInfo, task_info_of
@@ -49,28 +51,6 @@ def _figures():
     from . import figures
 
     return figures
-
-
-def _option(name: str, check: Callable[[Any, str], Any]) -> property:
-    """A report option stored as ``_<name>`` and validated by ``check(value, name)`` whenever it is set,
-    so a bad value raises ``ValueError`` and never lands on the report."""
-    attr = "_" + name
-
-    def set_option(self, value) -> None:
-        setattr(self, attr, check(value, name))
-
-    return property(lambda self: getattr(self, attr), set_option)
-
-
-def _one_of(choices: Sequence[str]) -> Callable[[Any, str], Any]:
-    """A check for :func:`_option`: the value must be one of ``choices``."""
-
-    def check(value, name: str):
-        if value not in choices:
-            raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
-        return value
-
-    return check
 
 
 class BenchmarkReport:
@@ -113,7 +93,10 @@ class BenchmarkReport:
         entries are inferred.
     cells : dict, optional
         ``cells[task][model]`` = facts that are not histories (status, reason,
-        per-seed status / seconds / epochs), as built by :meth:`from_runs`.
+        per-seed status / seconds / epochs, ``baseline_kind``), as built by :meth:`from_runs`.
+    baseline_mode : {"separate", "include"}
+        Whether the across-task analysis ranks the baselines too (``report.baselines``;
+        :mod:`.baselines`).
     """
 
     def __init__(self, seeds, histories: Mapping[str, Mapping[str, list]], config: Mapping | None = None,
@@ -121,7 +104,8 @@ class BenchmarkReport:
                  pairwise_method: str = "t", epoch_selection: str = "final", *, alpha: float = 0.05,
                  ci: float = 0.95, equivalence_margin: float | Mapping[str, float] | None = None,
                  rank_tasks: Sequence[str] | None = None, tasks: Mapping[str, Mapping] | None = None,
-                 cells: Mapping[str, Mapping[str, Mapping]] | None = None, posthoc_method: str = "nemenyi"):
+                 cells: Mapping[str, Mapping[str, Mapping]] | None = None, posthoc_method: str = "nemenyi",
+                 baseline_mode: str = "separate"):
         self.seeds = [int(s) for s in seeds]
         if len(set(self.seeds)) != len(self.seeds):
             raise ValueError(f"seeds must be distinct, got {self.seeds}")
@@ -131,6 +115,7 @@ class BenchmarkReport:
         self.ci_method = ci_method
         self.pairwise_method = pairwise_method
         self.posthoc_method = posthoc_method
+        self.baseline_mode = baseline_mode
         self.epoch_selection = epoch_selection
         self.bootstrap_n = int(bootstrap_n)
         if self.bootstrap_n < 1:
@@ -154,6 +139,7 @@ class BenchmarkReport:
     ci_method = _option("ci_method", _one_of(stats.INTERVAL_METHODS))
     pairwise_method = _option("pairwise_method", _one_of(stats.PAIRED_METHODS))
     posthoc_method = _option("posthoc_method", _one_of(stats.POSTHOC_METHODS))
+    baseline_mode = _option("baseline_mode", _one_of(baseline_analysis.BASELINE_MODES))
     epoch_selection = _option("epoch_selection", _one_of(EPOCH_SELECTIONS))
     alpha = _option("alpha", check_open_unit)
     ci = _option("ci", check_open_unit)
@@ -166,7 +152,7 @@ class BenchmarkReport:
         return {"ci_method": self.ci_method, "bootstrap_n": self.bootstrap_n, "bootstrap_seed": self.bootstrap_seed,
                 "pairwise_method": self.pairwise_method, "epoch_selection": self.epoch_selection,
                 "alpha": self.alpha, "ci": self.ci, "equivalence_margin": margin, "rank_tasks": self.rank_tasks,
-                "posthoc_method": self.posthoc_method}
+                "posthoc_method": self.posthoc_method, "baseline_mode": self.baseline_mode}
 
     # -------------------------------------------------------------- basics
     @property
@@ -176,6 +162,22 @@ class BenchmarkReport:
     @property
     def models(self) -> list[str]:
         return list(dict.fromkeys(m for by_model in self.histories.values() for m in by_model))  # first seen
+
+    def baseline_models(self) -> dict[str, str]:
+        """``{model: kind}`` of the baselines (the run records' ``baseline_kind``; :mod:`.baselines`)."""
+        return baseline_analysis.baseline_models(self.cells)
+
+    @property
+    def ranked_models(self) -> list[str]:
+        """The models the across-task analysis ranks by default: all, or (``baseline_mode = "separate"``)
+        the models under test."""
+        return baseline_analysis.ranked_models(self.models, self.baseline_models(), self.baseline_mode)
+
+    def compared_metrics(self) -> dict:
+        """:meth:`final_metrics` of :attr:`ranked_models`: under ``"separate"`` baselines stay out of the pairwise
+        tests and their Holm families, power and equivalence (:meth:`baseline_comparison` tests them)."""
+        keep = set(self.ranked_models)
+        return {t: {m: v for m, v in bm.items() if m in keep} for t, bm in self.final_metrics().items()}
 
     def _directions(self) -> dict[str, str]:
         return {t: i.direction for t, i in self.task_info.items()}
@@ -239,7 +241,7 @@ class BenchmarkReport:
         """Every unordered model pair per task: paired test (``method``, default ``pairwise_method``) on
         seed-aligned values, Holm within the task, significance at ``alpha`` and the ``better`` model
         under the task's metric direction.  Columns and edge cases: :func:`.within_task.pairwise`."""
-        return within_task.pairwise(self.final_metrics(), self._directions(), self.seeds,
+        return within_task.pairwise(self.compared_metrics(), self._directions(), self.seeds,
                                     method=method or self.pairwise_method, alpha=self.alpha)
 
     def pairwise_matrix(self, task: str, method: str | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -250,19 +252,19 @@ class BenchmarkReport:
         """Power of the paired t test at ``alpha`` for every comparison: MDE, observed power,
         detectability and the seeds needed per effect in ``effects`` (whatever ``pairwise_method``
         is).  Columns and formulas: :func:`.within_task.power_analysis`."""
-        return within_task.power_analysis(self.final_metrics(), alpha=self.alpha, power=power, effects=effects)
+        return within_task.power_analysis(self.compared_metrics(), alpha=self.alpha, power=power, effects=effects)
 
     def wilcoxon_floor(self) -> list[dict]:
         """The smallest p-value the exact Wilcoxon signed-rank test can give per task, raw and after
         Holm, and whether it is below ``alpha`` (formula: :func:`.within_task.wilcoxon_floor`)."""
-        return within_task.wilcoxon_floor(self.final_metrics(), alpha=self.alpha)
+        return within_task.wilcoxon_floor(self.compared_metrics(), alpha=self.alpha)
 
     def equivalence(self, margin: float | Mapping[str, float] | None = None) -> list[dict]:
         """TOST equivalence of every pair within ``±margin`` (a number or ``{task: margin}``; default
         ``equivalence_margin``), Holm within the task, crossed with the Holm-adjusted difference test
         of the current ``pairwise_method`` into one verdict per comparison (``different``,
         ``equivalent``, ``trivial`` or ``undetermined``).  See :func:`.within_task.equivalence`."""
-        return within_task.equivalence(self.final_metrics(), self.pairwise(),
+        return within_task.equivalence(self.compared_metrics(), self.pairwise(),
                                        self.equivalence_margin if margin is None else margin, alpha=self.alpha)
 
     # ------------------------------------------------------- across tasks
@@ -275,13 +277,13 @@ class BenchmarkReport:
         """Ranks (1 = best, metric direction applied per task, ties averaged) of the complete models.
 
         Over the tasks present (:meth:`present_tasks`, within ``rank_tasks``), a
-        model (of ``models``, default all) enters the table only if it has a
+        model (of ``models``, default :attr:`ranked_models`) enters the table only if it has a
         value on every one of them; the others are returned in ``excluded``
         with the reason (status per task).  Returns ``(tasks, models,
         ranks[N, k], excluded)``; the score of a cell is its seed mean.
         """
         return across_task.rank_table(self.final_metrics(), self._directions(), self.cell_status,
-                                      models=list(models) if models is not None else self.models,
+                                      models=list(models) if models is not None else self.ranked_models,
                                       rank_tasks=self.rank_tasks)
 
     def mean_ranks(self, aggregation: str = "uniform", *, groups=None, weights=None,
@@ -307,7 +309,7 @@ class BenchmarkReport:
         """The seed means behind :meth:`rank_table` (same tasks, models, exclusions), negated on
         lower-is-better tasks so that larger is better everywhere: ``(tasks, models, scores[N, k], excluded)``."""
         return across_task.score_table(self.final_metrics(), self._directions(), self.cell_status,
-                                       models=list(models) if models is not None else self.models,
+                                       models=list(models) if models is not None else self.ranked_models,
                                        rank_tasks=self.rank_tasks)
 
     def posthoc(self, method: str | None = None, models: Sequence[str] | None = None) -> list[dict]:
@@ -335,6 +337,12 @@ class BenchmarkReport:
         result is reproducible."""
         return across_task.rank_stability(self.rank_table(models), n_boot=n_boot, alpha=self.alpha,
                                           seed=self.bootstrap_seed if seed is None else seed)
+
+    def baseline_comparison(self) -> list[dict]:
+        """Per task, the best GNN against the best baseline: one paired test (``pairwise_method``) at
+        ``alpha``, and whether the task rewards structure (:func:`.baselines.comparison`)."""
+        return baseline_analysis.comparison(self.final_metrics(), self._directions(), self.baseline_models(),
+                                            method=self.pairwise_method, alpha=self.alpha)
 
     # ------------------------------------------------------------ candidate
     def candidate_block(self, name: str | None, roster: list[str]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ computed twice.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .comparisons import cliques
@@ -51,6 +51,8 @@ class ReportFacts:
     posthoc: dict[str, list[dict]]  # per post-hoc test across tasks: "nemenyi", "wilcoxon_holm"
     bayesian: dict[str, Any] | None  # Bayesian signed-rank (across tasks) and correlated t (per task)
     bayesian_error: str | None  # why there is no Bayesian analysis (no ROPE)
+    baseline_kinds: dict[str, str] = field(default_factory=dict)  # baseline model -> kind (report.baselines)
+    baseline_comparison: list[dict] = field(default_factory=list)  # per task: best GNN vs best baseline
 
     @property
     def paper_overlap(self) -> dict[str, int]:
@@ -106,6 +108,9 @@ def collect_facts(report, candidate: str | None, roster: list[str], *, aggregati
         bayesian = report.bayesian()
     except ValueError as exc:
         bayesian_error = str(exc)
+    kinds = report.baseline_models()
+    # the candidate's standing is across-task analysis too: against the ranked roster only
+    roster = [m for m in roster if m in report.ranked_models or m not in kinds]
     return ReportFacts(
         report=report, candidate=candidate, roster=list(roster), aggregation=aggregation, weights=weights,
         summary=summary, nested=nested_summary(summary),
@@ -121,4 +126,5 @@ def collect_facts(report, candidate: str | None, roster: list[str], *, aggregati
         study=study_effects(study, report.final_metrics(), report.seeds),
         posthoc={method: report.posthoc(method) for method in ("nemenyi", "wilcoxon_holm")},
         bayesian=bayesian, bayesian_error=bayesian_error,
+        baseline_kinds=kinds, baseline_comparison=report.baseline_comparison(),
     )

@@ -18,8 +18,8 @@ from pathlib import Path
 from ..records import PLACEHOLDERS, cell_status, read_record, seed_history
 
 #: per-seed facts of a record that the report keeps beside the histories
-SEED_FACTS = ("reason", "error", "seconds", "started_at", "finished_at", "num_params", "peak_rss_mb", "cached",
-              "epochs", "baseline")
+SEED_FACTS = ("reason", "error", "seconds", "started_at", "finished_at", "num_params", "hidden_channels",
+              "peak_rss_mb", "cached", "epochs", "baseline")
 
 
 def cell_facts(record: dict, seeds: list[int]) -> dict:
@@ -35,6 +35,8 @@ def cell_facts(record: dict, seeds: list[int]) -> dict:
            "model_ref": record.get("model_ref"), "hyperparameters": record.get("hyperparameters")}
     if record.get("reason"):
         out["reason"] = record["reason"]
+    if record.get("baseline_kind"):  # a reference point, not a model under test (report.baselines)
+        out["baseline_kind"] = record["baseline_kind"]
     return out
 
 
@@ -103,7 +105,8 @@ def load_from_runs(cls, runs_dir="metrics/runs", *, tasks=None, models=None, par
         rep = p["report"]
         defaults = {"ci_method": rep["ci_method"], "bootstrap_n": rep["bootstrap_n"],
                     "pairwise_method": rep["pairwise_method"], "epoch_selection": rep["epoch_selection"],
-                    "alpha": rep["alpha"], "ci": rep["ci"], "posthoc_method": rep.get("posthoc", "nemenyi")}
+                    "alpha": rep["alpha"], "ci": rep["ci"], "posthoc_method": rep.get("posthoc", "nemenyi"),
+                    "baseline_mode": rep.get("baselines", "separate")}
         if rep.get("equivalence_margin") is not None:
             defaults["equivalence_margin"] = rep["equivalence_margin"]
         ranked, _ = ranked_tasks({**p, "tasks": tasks})

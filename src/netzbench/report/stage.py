@@ -6,7 +6,8 @@ to the working directory (or ``out_dir``):
 - ``metrics/headline.json``: the compact numbers DVC shows (``dvc metrics show``, ``dvc exp show``);
 - ``metrics/report.json``: every headline number
   (Friedman chi2 and p, Iman–Davenport, CD, k, N, mean ranks, per-cell mean and
-  CI, the candidate block, the missing cells, unavailable tasks, compute time);
+  CI, the candidate block, the missing cells, unavailable tasks, compute time,
+  per task the best GNN against the best baseline);
 - ``reports/benchmark.json``: the whole metric tensor with seeds, config and
   every history (``BenchmarkReport.from_json`` re-analyses it);
 - ``reports/summary.csv``, ``reports/pairwise_t.csv``,
@@ -31,7 +32,9 @@ Every statistic they share is computed once per build
 uniform ones, the only aggregation with a null distribution),
 ``equivalence_margin`` (the TOST table and the Bayesian ROPE) and
 ``posthoc`` (``nemenyi`` or ``wilcoxon_holm``: where the CD diagram's
-cliques come from; REPORT.md shows both tests).  An optional ``report.weights``
+cliques come from; REPORT.md shows both tests) and ``baselines``
+(``separate`` or ``include``: whether the baselines -- MLP, the link
+heuristics -- enter the across-task analysis; :mod:`.baselines`).  An optional ``report.weights``
 mapping ``{task: weight}`` feeds ``aggregation: custom``.
 """
 
@@ -144,11 +147,27 @@ def report_metrics(facts: ReportFacts) -> dict:
     }
     if facts.equivalence is not None:
         out["equivalence_verdicts"] = _verdict_counts(facts.equivalence)
+    out["baselines"] = baseline_metrics(facts)
     if facts.bayesian is not None:
         out["bayesian"] = {f"{r['model_a']} vs {r['model_b']}": {k: _num(r[k]) for k in
                                                                  ("p_a_better", "p_rope", "p_b_better")}
                            for r in facts.bayesian["across_tasks"]}
     return out
+
+
+#: the per-task fields of ``report.json``'s ``baselines`` block (rows of :func:`.baselines.comparison`)
+BASELINE_FIELDS = ("best_gnn", "gnn_mean", "best_baseline", "baseline_kind", "baseline_mean", "mean_diff", "p_raw",
+                   "p_holm", "n_seeds", "significant", "verdict", "structure_free", "structure_p_holm",
+                   "rewards_structure")
+
+
+def baseline_metrics(facts: ReportFacts) -> dict:
+    """``report.json``'s ``baselines`` block: the mode, the baseline models and their kinds, and per task
+    the best GNN against the best baseline (``verdict``) and whether the task rewards structure."""
+    return {"mode": facts.report.baseline_mode, "models": dict(facts.baseline_kinds),
+            "method": facts.report.pairwise_method,
+            "per_task": {r["task"]: {k: _num(r[k]) for k in BASELINE_FIELDS}
+                         for r in facts.baseline_comparison if r["verdict"] != "no_comparison"}}
 
 
 def compact_metrics(metrics: dict) -> dict:
@@ -248,6 +267,7 @@ def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None, 
     root = Path(out_dir)
     rep_params = params.get("report", {})
     report.posthoc_method = rep_params.get("posthoc", report.posthoc_method)  # the CD diagram's cliques
+    report.baseline_mode = rep_params.get("baselines", report.baseline_mode)  # are baselines ranked?
     facts = collect_facts(report, candidate, list(params["models"]),
                           aggregation=rep_params.get("aggregation", "uniform"), weights=rep_params.get("weights"),
                           reference=reference, study=study)

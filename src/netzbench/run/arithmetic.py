@@ -6,8 +6,9 @@ vector unit sums in another order, the last bits differ, and training
 amplifies them (the same seed on an AVX-512 and an AVX2 machine can end
 several points apart). ``exec.arithmetic: portable`` pins all three to the
 AVX2 paths before torch is imported, so every worker computes the same bits
-on any CPU that has AVX2; ``native`` (the default) lets each library use the
-best it finds. The mode is part of result identity (a portable run's cache
+on any CPU that has AVX2 (the default: it cost about 3 % of the headline's
+training time here, benchmarks/RESULTS.md); ``native`` lets each library use
+the best it finds (on a CPU that is not x86-64 it is the only mode). The mode is part of result identity (a portable run's cache
 keys differ from a native run's).
 
 The variables are read once, when torch (or MKL/oneDNN) initialises, so
@@ -19,6 +20,7 @@ that starts the workers: the command line calls it first thing, and
 from __future__ import annotations
 
 import os
+import platform
 
 MODES = ("native", "portable")
 #: the pinned level: AVX2, which every x86-64 CPU of the last decade has
@@ -27,6 +29,7 @@ PORTABLE_ENV = {
     "MKL_CBWR": "AVX2",              # MKL conditional numerical reproducibility: BLAS code path
     "ONEDNN_MAX_CPU_ISA": "AVX2",    # oneDNN (convolutions, matmul primitives)
 }
+X86_64 = ("x86_64", "amd64")
 CAPABILITY = "AVX2"  # what torch.backends.cpu.get_cpu_capability() reports under PORTABLE_ENV
 
 
@@ -35,9 +38,20 @@ class ArithmeticError_(RuntimeError):
 
 
 def configure(mode: str) -> None:
-    """Set the environment of ``mode`` for torch and the workers this process will start."""
+    """Set the environment of ``mode`` for torch and the workers this process will start
+    (``native`` removes the pins an earlier ``portable`` call in this process set, so a later native
+    run is native; variables the user set are left alone)."""
     if mode == "portable":
+        _set_here.update(k for k, v in PORTABLE_ENV.items() if os.environ.get(k) != v)
         os.environ.update(PORTABLE_ENV)
+    else:
+        for name in list(_set_here):
+            os.environ.pop(name, None)
+        _set_here.clear()
+
+
+#: the variables :func:`configure` set in this process (not the user's own)
+_set_here: set[str] = set()
 
 
 def check(mode: str) -> None:
@@ -47,6 +61,11 @@ def check(mode: str) -> None:
     import torch
 
     found = torch.backends.cpu.get_cpu_capability()
+    if found != CAPABILITY and platform.machine().lower() not in X86_64:
+        raise ArithmeticError_(
+            f"exec.arithmetic is 'portable' (the default), which pins the x86-64 AVX2 kernels, but this CPU is "
+            f"{platform.machine()}: set `exec.arithmetic: native` (dvc repro -S exec.arithmetic=native); "
+            "results then agree with the published ones up to this CPU's rounding (check with netzbench verify)")
     if found != CAPABILITY:
         raise ArithmeticError_(
             f"exec.arithmetic is 'portable' but torch in this process uses the {found} kernels: torch was "

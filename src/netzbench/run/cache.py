@@ -8,6 +8,7 @@ that determines the result, so a stale entry can never be served.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import tempfile
@@ -41,3 +42,38 @@ class SeedCache:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+
+    # Per-seed locks: two processes planning the same seed (two `netzbench train` of one cell, a sweep
+    # beside `dvc repro`) must not both train it. The first takes the key's lock and holds it until the
+    # result is stored; the other waits for the lock, then reads the stored result. flock is released
+    # by the kernel when a process dies, so a crash never leaves a seed locked.
+
+    def _lock_path(self, key: str) -> Path:
+        return self.root / "locks" / f"{key}.lock"
+
+    def try_lock(self, key: str) -> int | None:
+        """A held lock on ``key`` (a file descriptor for :meth:`unlock`), or None when another process holds it."""
+        path = self._lock_path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        return fd
+
+    def wait_lock(self, key: str) -> int:
+        """Block until the lock on ``key`` is free, and hold it."""
+        path = self._lock_path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return fd
+
+    @staticmethod
+    def unlock(fd: int) -> None:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)

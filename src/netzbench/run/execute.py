@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from ..records import check_finite, write_record
+from .arithmetic import configure as configure_arithmetic
 from .cache import SeedCache
 from .plan import CellPlan, plan_cell
 from .progress import progress_bar
@@ -45,6 +46,8 @@ def run_plans(plans: list[CellPlan], params: dict, *, echo=print, progress: bool
     if not jobs:
         return
     cache = SeedCache()
+    # the workers' kernels follow the mode (the command line set it already; the Python callers may not)
+    configure_arithmetic(params["exec"].get("arithmetic", "native"))
     n_workers = workers(params)
     executor = params["exec"].get("executor", "local")
     if len(plans) == 1:
@@ -67,38 +70,87 @@ def run_plans(plans: list[CellPlan], params: dict, *, echo=print, progress: bool
             bar.update(max(0, epoch - done_epochs.get(job_index, 0)))
             done_epochs[job_index] = max(epoch, done_epochs.get(job_index, 0))
 
-    def on_result(job: dict, result: dict) -> None:
+    def key_of(job: dict) -> str | None:
+        plan = plans[job["plan"]]
+        return plan.keys[job["spec"]["seed"], job["candidate"]] if plan.cacheable else None
+
+    locks: dict[str, int] = {}  # cache key -> the lock this process holds while it trains that seed
+
+    def record(job: dict, result: dict, *, store: bool) -> None:
         plan = plans[job["plan"]]
         seed = job["spec"]["seed"]
         unit = (seed, job["candidate"])
         plan.results[unit] = result
         for twin in twins.get(id(job), ()):
             plans[twin["plan"]].results[unit] = result
-        if result["status"] == "ok" and plan.cacheable:
-            cache.put(plan.keys[unit], result)  # saved the moment it finishes: a crash later loses nothing
+        # saved the moment it finishes: a crash later loses nothing. A diverged seed is as deterministic
+        # as a finished one (it would diverge again), so it is kept too; other failures are retried.
+        key = key_of(job)
+        if store and key is not None and (result["status"] == "ok"
+                                          or str(result.get("error", "")).startswith("diverged at")):
+            cache.put(key, result)
+        if key in locks:
+            cache.unlock(locks.pop(key))
         checked = check_finite(result)  # a diverged seed is cached as trained, recorded as failed
         if checked["status"] != "ok":
             echo(f"{plan.label} seed {seed} FAILED: {checked.get('error')}")
         finished.append(seed)
         if bar is not None:  # a failed or killed job still counts its whole budget
-            on_epochs(job["job_index"], job["spec"]["hp"]["epochs"])
+            if "job_index" in job:
+                on_epochs(job["job_index"], job["spec"]["hp"]["epochs"])
+            else:
+                bar.update(job["spec"]["hp"]["epochs"])
             bar.set_postfix_str(f"runs done {len(finished)}/{len(jobs)}, last {plan.label} seed {seed}")
 
+    def on_result(job: dict, result: dict) -> None:
+        record(job, result, store=True)
+
     report = on_epochs if bar is not None else None
-    try:
+
+    def dispatch(batch: list[dict]) -> None:
+        if not batch:
+            return
+        done_epochs.clear()  # job indices restart with each batch
         if executor == "ray":
             from .ray_executor import run_jobs_ray
 
-            run_jobs_ray(jobs, params, on_result, report)
+            run_jobs_ray(batch, params, on_result, report)
         elif executor == "inprocess":
             from .inprocess import run_jobs as run_inprocess
 
-            run_inprocess(jobs, on_result, report)
+            run_inprocess(batch, on_result, report)
         else:
             from .pool import run_jobs
 
-            run_jobs(jobs, n_workers, on_result, report)
+            run_jobs(batch, n_workers, on_result, report)
+
+    try:
+        mine, theirs = [], []  # seeds this process trains; seeds another process is training right now
+        for job in jobs:
+            key = key_of(job)
+            fd = cache.try_lock(key) if key is not None else None
+            if key is not None and fd is None:
+                theirs.append(job)
+                continue
+            if fd is not None:
+                locks[key] = fd
+            mine.append(job)
+        dispatch(mine)
+        if theirs:
+            echo(f"waiting for {len(theirs)} seed run(s) another netzbench process is training")
+        retry = []
+        for job in theirs:
+            key = key_of(job)
+            locks[key] = cache.wait_lock(key)
+            hit = cache.get(key)
+            if hit is not None:  # the other process finished it: use its result
+                record(job, {**hit, "cached": True}, store=False)
+            else:  # it failed or was killed: train it here, still holding the lock
+                retry.append(job)
+        dispatch(retry)
     finally:
+        for fd in locks.values():
+            cache.unlock(fd)
         if bar is not None:
             bar.close()
 

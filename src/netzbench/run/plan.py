@@ -1,8 +1,9 @@
 """A cell's plan: everything about one (task, model) cell before training.
 
 :func:`plan_cell` reads the task from ``data/<task>/meta.json`` (family,
-split, generator: the resolved task spec fetch recorded), resolves the model
-and the hyperparameters, decides cheap outcomes first (an incompatible pair
+split, epoch budget, generator: the resolved task spec fetch recorded),
+resolves the model and the hyperparameters (epochs: ``train.epochs.<task>``
+if given, else that budget), decides cheap outcomes first (an incompatible pair
 or unavailable data never imports torch for a built-in model), computes the
 per-seed cache keys (:mod:`netzbench.identity`), takes finished seeds from
 the cache and lists the jobs still to run. :meth:`CellPlan.finish` turns the
@@ -19,7 +20,7 @@ from pathlib import Path
 from ..families import HEADLINE
 from ..graphs.layout import data_hash, read_meta, seed_data_hash
 from ..identity import code_version, seed_key, task_spec
-from ..models.registry import builtin_families, resolve_model
+from ..models.registry import builtin_baseline, builtin_families, resolve_model
 from ..protocol import for_task, resolve
 from ..records import SCHEMA_VERSION, cell_status, check_finite, software_versions
 from ..training.search import candidates as search_candidates
@@ -28,15 +29,33 @@ from ..training.search import validation_series
 from .cache import SeedCache
 
 
-def resolve_hparams(params: dict, task_id: str, family: str) -> dict:
+def resolve_epochs(params: dict, task_id: str, meta: dict, task_dir: Path) -> tuple[int, str]:
+    """A task's epochs and where they come from: ``train.epochs.<task>`` (``"params"``), else the
+    budget fetch recorded in ``meta.json`` (``"catalogue"``: the catalogue's or ``custom_tasks``')."""
+    override = (params["train"].get("epochs") or {}).get(task_id)
+    if override is not None:
+        return int(override), "params"
+    if "epochs" not in meta:
+        raise ValueError(f"{task_dir / 'meta.json'} has no epoch budget: it was written by an older netzbench; "
+                         f"run `netzbench fetch {task_id}` (or `dvc repro`) again, or set `train.epochs.{task_id}`")
+    return int(meta["epochs"]), "catalogue"
+
+
+def resolve_hparams(params: dict, family: str, epochs: int) -> dict:
     train = params["train"]
-    return {
+    hp = {
         "hidden_channels": int(train["hidden_channels"]),
         "lr": float(train[family]["lr"]),
         "weight_decay": float(train[family].get("weight_decay", 0.0)),
-        "epochs": int(train["epochs"][task_id]),
+        "epochs": int(epochs),
         "eval_every": int(train["eval_every"]),
     }
+    # result identity: both enter the per-seed key and the record through the hyperparameters
+    budget = train.get("param_budget")
+    hp["param_budget"] = None if budget is None else int(budget)  # set: hidden_channels is ignored (per-seed width)
+    if family == "node_cls":  # the split matters to node classification only
+        hp["node_split"] = str(train.get("node_split", "public"))
+    return hp
 
 
 def display_name(model: str, model_args: dict | None) -> str:
@@ -105,13 +124,15 @@ def _time_span(runs: list[dict]) -> dict:
     return {"started_at": min(starts), "finished_at": max(ends)} if starts and ends else {}
 
 
-def _families(model: str, model_args: dict, model_spec) -> frozenset:
+def _families(model: str, model_args: dict, model_spec) -> tuple[frozenset, str | None]:
+    """The families the model serves and its baseline kind (None for a model under test)."""
     if model_spec is not None:
-        return model_spec.task_types
+        return model_spec.task_types, model_spec.baseline
     families = builtin_families(model)
-    if families is None:
-        families = resolve_model(model, model_args).task_types  # user model: importing is unavoidable
-    return families
+    if families is not None:
+        return families, builtin_baseline(model)
+    spec = resolve_model(model, model_args)  # user model: importing is unavoidable
+    return spec.task_types, spec.baseline
 
 
 def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", model_args: dict | None = None,
@@ -131,7 +152,8 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
     spec_of_task = task_spec(meta)
     family = meta["family"]
     seeds = list(params["seeds"])
-    hp = resolve_hparams(params, task_id, family)
+    epochs, epochs_source = resolve_epochs(params, task_id, meta, task_dir)
+    hp = resolve_hparams(params, family, epochs)
     metric, direction = HEADLINE[family]
     switches = for_task(resolve(params["protocol"], params["protocol_overrides"]), family,
                         relational=meta.get("split") == "relational_canonical")
@@ -152,13 +174,14 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
         "headline_metric": metric,
         "direction": direction,
         "hyperparameters": hp,
+        "epochs_source": epochs_source,  # hyperparameters.epochs: a train.epochs override or meta.json's budget
         "protocol": {"name": params["protocol"], "switches": switches},
         "threads": int(params["exec"]["threads"]),
         "arithmetic": params["exec"].get("arithmetic", "native"),
         "software": software_versions(),
     }
     plan = CellPlan(record, seeds, cacheable=model_spec is None)
-    families = _families(model, model_args, model_spec)
+    families, record["baseline_kind"] = _families(model, model_args, model_spec)
     record["config_hash"] = seed_key(task=task_id, task_spec=spec_of_task, model=model, model_args=model_args, hp=hp,
                                      protocol=switches)
     record["code_version"] = code_version(model if model_spec is None else None)
@@ -180,9 +203,9 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
 
     device = params["exec"].get("device", "cpu")
     if device != "cpu":
-        from .worker import resolve_device
+        from .worker import device_type
 
-        device = resolve_device(device).type  # results differ across devices: part of the cache key
+        device = device_type(device)  # results differ across devices: part of the cache key
     record["device"] = device
     plan.grid = search_candidates(params.get("search"))
     # a unit of work is (seed, candidate); without a search there is one candidate: the protocol's hp

@@ -30,15 +30,25 @@ MAX_RETRIES = 2
 _CONTEXT = None
 
 
+def _arithmetic_env() -> tuple:
+    from .arithmetic import PORTABLE_ENV
+
+    return tuple(os.environ.get(k) for k in PORTABLE_ENV)
+
+
 def pool_context():
+    """The forkserver context (torch preloaded), started once per process with the environment of
+    the first pool. Torch fixes its kernels when it is imported, so a later pool under another
+    arithmetic mode cannot use that server: it gets fresh (spawned) workers instead."""
     global _CONTEXT
     if _CONTEXT is None:
         huge_page_allocations()  # before the server starts: workers inherit the environment
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-        _CONTEXT = multiprocessing.get_context(method)
+        _CONTEXT = (multiprocessing.get_context(method), _arithmetic_env())
         if method == "forkserver":
-            _CONTEXT.set_forkserver_preload(["netzbench.run.preload"])
-    return _CONTEXT
+            _CONTEXT[0].set_forkserver_preload(["netzbench.run.preload"])
+    ctx, env = _CONTEXT
+    return ctx if env == _arithmetic_env() else multiprocessing.get_context("spawn")
 
 
 def _died(job: dict, attempts: int, exc: BaseException) -> dict:

@@ -23,6 +23,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .arithmetic import PORTABLE_ENV
+
 from .pool import MAX_RETRIES
 
 INSTALL_HINT = "exec.executor is 'ray' but Ray is not installed: pip install 'netzbench[ray]'"
@@ -68,6 +70,8 @@ def run_jobs_ray(jobs: list[dict], params: dict, on_result, on_epochs=None) -> N
                 shipped[path] = ray.put(Path(path).read_bytes())
             ref = shipped[path]
         options = {"num_cpus": int(job.get("threads", 1))}
+        if job.get("arithmetic") == "portable":  # set in the worker before it imports torch
+            options["runtime_env"] = {"env_vars": dict(PORTABLE_ENV)}
         if job.get("device") == "cuda":
             options["num_gpus"] = 1
         pending[remote.options(**options).remote(job, ref)] = job

@@ -64,6 +64,10 @@ def apply_limits(timeout_s: float | None, max_rss_gb: float | None) -> None:
         resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
 
 
+class DataLoadError(RuntimeError):
+    """A seed's data could not be loaded or generated (the message names the task, seed and loader)."""
+
+
 def resolve_device(requested: str):
     """``auto`` -> CUDA when present, else CPU; ``cuda`` without a GPU is a clear error."""
     import torch
@@ -73,6 +77,28 @@ def resolve_device(requested: str):
     if requested == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("exec.device is 'cuda' but no CUDA device is available (use 'auto' or 'cpu')")
     return torch.device(requested)
+
+
+def _no_gpu_driver() -> bool:
+    """True when this machine cannot have a CUDA (or ROCm) device: Linux without the NVIDIA or AMD
+    kernel driver's device files, or macOS. Elsewhere we cannot tell without asking torch."""
+    import glob
+    import platform
+
+    system = platform.system()
+    if system == "Darwin":
+        return True
+    if system != "Linux":
+        return False
+    return not (os.path.exists("/proc/driver/nvidia") or glob.glob("/dev/nvidia*") or os.path.exists("/dev/kfd"))
+
+
+def device_type(requested: str) -> str:
+    """``resolve_device(requested).type``, without importing torch (about a second of a stage's
+    start-up) where no GPU driver is present: then ``auto`` is the CPU."""
+    if requested in ("auto", "cpu") and (requested == "cpu" or _no_gpu_driver()):
+        return "cpu"
+    return resolve_device(requested).type
 
 
 def job_arrays(job: dict) -> dict:
@@ -130,7 +156,14 @@ def _run_seed(job: dict, on_epoch) -> dict:
             on_epoch = lambda epoch: _report(index, epoch)  # noqa: E731
         spec = job["spec"]
         model = job.get("model_spec") or resolve_model(spec["model"], spec["model_args"])
-        result = fit_seed(model, spec["task_spec"]["family"], spec["task_spec"]["split"], job_arrays(job),
+        try:
+            arrays = job_arrays(job)
+        except Exception as exc:  # noqa: BLE001 - a per-seed generator or a user's seed-aware loader
+            meta = job.get("meta") or {}
+            who = (meta.get("generator_params") or {}).get("loader") or meta.get("generator") or "its data files"
+            raise DataLoadError(f"task {spec['task']!r}, seed {spec['seed']}: loading the data ({who}) raised "
+                                f"{type(exc).__name__}: {exc}") from exc
+        result = fit_seed(model, spec["task_spec"]["family"], spec["task_spec"]["split"], arrays,
                           spec["seed"], spec["hp"], device=resolve_device(job.get("device", "cpu")),
                           on_epoch=on_epoch, protocol=spec.get("protocol"))
         result["seconds"] = time.perf_counter() - t0
@@ -139,7 +172,8 @@ def _run_seed(job: dict, on_epoch) -> dict:
         return {**failure(SeedTimeout(f"stopped after exec.timeout_s = {job.get('timeout_s')} s"), t0),
                 "error": f"timeout: stopped after exec.timeout_s = {job.get('timeout_s')} s"}
     except MemoryError as exc:
-        return {**failure(exc, t0), "error": f"memory limit: exec.max_rss_gb = {job.get('max_rss_gb')} exceeded ({exc})"}
+        detail = f" ({type(exc).__name__}: {exc})" if str(exc) else ""  # a bare MemoryError has no text
+        return {**failure(exc, t0), "error": f"memory limit: exec.max_rss_gb = {job.get('max_rss_gb')} exceeded{detail}"}
     except RuntimeError as exc:
         if "allocate" in str(exc) and job.get("max_rss_gb"):
             return {**failure(exc, t0),

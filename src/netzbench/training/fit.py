@@ -18,9 +18,29 @@ import numpy as np
 import torch
 
 from ..graphs.features import structural_features
+from .metrics import NonFiniteScores
 
 warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
 warnings.filterwarnings("ignore", message="Sparse invariant checks are implicitly disabled")
+
+
+class Diverged(RuntimeError):
+    """Training produced a non-finite loss or non-finite outputs; carries the history so far."""
+
+    def __init__(self, message: str, history: dict | None = None, epochs: list | None = None):
+        super().__init__(message)
+        self.history, self.epochs = history or {}, epochs or []
+
+
+class OutputShapeError(ValueError):
+    """A model's output does not have the shape the task needs."""
+
+
+def check_output(out: torch.Tensor, expected: tuple[int, ...], what: str) -> None:
+    """Raise :class:`OutputShapeError` unless ``out.shape == expected`` (``what`` names the dimensions)."""
+    if tuple(out.shape) != tuple(expected):
+        raise OutputShapeError(f"the model's output has shape {list(out.shape)}; this task needs {list(expected)} "
+                               f"({what})")
 
 
 @dataclass(frozen=True)
@@ -30,6 +50,8 @@ class Hyper:
     weight_decay: float
     epochs: int
     eval_every: int = 1
+    param_budget: int | None = None  # set: the width is chosen per model to fit it (training/budget.py)
+    node_split: str = "public"  # node classification: public | random (training/node.py)
 
 
 @dataclass
@@ -58,11 +80,17 @@ def fit(model: torch.nn.Module, hp: Hyper, step: Callable[[object], torch.Tensor
             opt.step()
             total += float(loss.detach()) * size
             count += size
+        if not np.isfinite(total):  # stop at once: every later number would come from broken weights
+            raise Diverged(f"diverged at epoch {epoch}: train_loss is {total / count} (non-finite outputs or an "
+                           "exploding optimiser; try a smaller learning rate)", history, evaluated)
         if epoch % hp.eval_every == 0 or epoch == hp.epochs:
             model.eval()
             with torch.inference_mode():
                 row = {"train_loss": total / count}
-                row.update(evaluate())
+                try:
+                    row.update(evaluate())
+                except NonFiniteScores as exc:
+                    raise Diverged(f"diverged at epoch {epoch}: {exc}", history, evaluated) from exc
             for key, value in row.items():
                 history.setdefault(key, []).append(float(value))
             evaluated.append(epoch)
@@ -77,11 +105,18 @@ def num_nodes(arrays: dict) -> int:
 
 
 def features(arrays: dict) -> torch.Tensor:
-    """The node features: the dataset's ``x``, else structural features of its edges."""
+    """The node features: the dataset's ``x``, else structural features of its edges.
+
+    A collection stores graph-local node ids (:mod:`netzbench.graphs.collection`): each
+    edge is shifted by its graph's node offset first, so degrees are counted per graph.
+    """
     if "x" in arrays:
         return torch.as_tensor(arrays["x"], dtype=torch.float32)
-    n = int(arrays["node_ptr"][-1]) if "node_ptr" in arrays else num_nodes(arrays)
-    return torch.as_tensor(structural_features(n, arrays["edge_index"]))
+    if "node_ptr" in arrays:
+        node_ptr, edge_ptr = np.asarray(arrays["node_ptr"]), np.asarray(arrays["edge_ptr"])
+        offsets = np.repeat(node_ptr[:-1], np.diff(edge_ptr))
+        return torch.as_tensor(structural_features(int(node_ptr[-1]), np.asarray(arrays["edge_index"]) + offsets))
+    return torch.as_tensor(structural_features(num_nodes(arrays), arrays["edge_index"]))
 
 
 #: inputs sparser than this (and at least this wide) are given as CSR to encoders that accept it
@@ -97,6 +132,14 @@ def maybe_sparse(model: torch.nn.Module, x: torch.Tensor) -> torch.Tensor:
     if (x != 0).float().mean().item() >= SPARSE_DENSITY:
         return x
     return x.to_sparse_csr()
+
+
+def model_graph(model: torch.nn.Module, edge_index: torch.Tensor, num_nodes: int):
+    """The graph a fixed-graph task passes messages over
+    (:func:`netzbench.graphs.edges.message_passing_graph`), in the form ``model``'s encoder takes."""
+    from ..graphs.edges import message_passing_graph
+
+    return maybe_adjacency(model, message_passing_graph(edge_index, num_nodes), num_nodes)
 
 
 def maybe_adjacency(model: torch.nn.Module, edge_index: torch.Tensor, num_nodes: int):

@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 
 from . import metrics as M
-from .fit import FitResult, Hyper, features, fit, is_constant
+from .fit import FitResult, Hyper, check_output, features, fit, is_constant
 from .node import majority_share
 from .splits import random_index_split, split_rng
 
@@ -84,8 +84,13 @@ def train_graph_level(build, arrays: dict, seed: int, hp: Hyper, family: str, sp
             return F.binary_cross_entropy_with_logits(out[mask], y[mask])
         return F.cross_entropy(out, y)
 
+    what = ("one row of targets per graph: [graphs in the batch, num_targets]" if regression or multilabel
+            else "one row of class logits per graph: [graphs in the batch, num_classes]")
+
     def step(b):
-        return loss_fn(model(b.x, b.edge_index, b.batch), b.y)
+        out = model(b.x, b.edge_index, b.batch)
+        check_output(out, (b.num_graphs, out_dim), what)
+        return loss_fn(out, b.y)
 
     def evaluate():
         row = {}
@@ -96,6 +101,7 @@ def train_graph_level(build, arrays: dict, seed: int, hp: Hyper, family: str, sp
                 row[f"{name}_rmse"] = M.rmse(out, b.y)
             elif multilabel:  # accuracy over the observed (graph, label) entries
                 mask = ~torch.isnan(b.y)
+                M.require_finite("multi-label accuracy", out)
                 row[f"{name}_acc"] = ((out > 0).float()[mask] == b.y[mask]).float().mean().item()
             else:
                 row[f"{name}_acc"] = M.accuracy(out, b.y)

@@ -15,10 +15,12 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..graphs.edges import message_passing_graph, undirected_pairs
+from ..graphs.edges import undirected_pairs
 from ..graphs.features import IDENTITY_LIMIT, identity_features, log_degree_features, structural_features
+from ..models.heuristics import training_adjacency
 from . import metrics as M
-from .fit import FitResult, Hyper, fit, is_constant, maybe_adjacency, maybe_sparse, num_nodes
+from .fit import FitResult, Hyper, check_output, fit, is_constant, maybe_sparse, model_graph, num_nodes
+from .heuristic import score_heuristic
 from .splits import sample_negative_pairs, split_rng
 
 VAL_FRACTION = {"5_10": 0.05, "10_10": 0.10}
@@ -78,9 +80,14 @@ def train_link_pred(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on_
     x = link_inputs(arrays, split, protocol).to(device)
     tp = torch.as_tensor(split.train_pos, dtype=torch.long).to(device)
     mp_edges = torch.cat([tp, tp.flip(0)], dim=1)  # message passing only over training edges
-    model = build(x.shape[1], hp.hidden_channels, hp.hidden_channels).to(device)
+    model = build(x.shape[1], hp.hidden_channels, hp.hidden_channels)
+    if getattr(model, "heuristic", False):  # never trained: scored once from the training edges
+        return score_heuristic(model, training_adjacency(n, split.train_pos),
+                               {"val": (split.val_pos, split.val_neg, None),
+                                "test": (split.test_pos, split.test_neg, None)})
+    model = model.to(device)
     x = maybe_sparse(model, x)
-    mp_edges = maybe_adjacency(model, message_passing_graph(mp_edges, n), n)
+    mp_edges = model_graph(model, mp_edges, n)
     neg_rng = split_rng(seed, "train_negatives")
     eval_sets = {
         name: (torch.as_tensor(np.concatenate([pos, neg], axis=1), dtype=torch.long).to(device),
@@ -100,6 +107,7 @@ def train_link_pred(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on_
             torch.as_tensor(sample_negative_pairs(n, split.all_pair_ids, n_pos, neg_rng), dtype=torch.long).to(device)
         z = model(x, mp_edges)
         scores = model.score(z, torch.cat([tp, neg], dim=1))
+        check_output(scores, (2 * n_pos,), "one score per node pair: [num_pairs]")
         return F.binary_cross_entropy_with_logits(scores, train_labels)
 
     def evaluate():

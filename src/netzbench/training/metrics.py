@@ -5,8 +5,14 @@ r"""Evaluation metrics computed in torch (no host round-trips per epoch).
 - ROC-AUC by the rank-sum (Mann–Whitney) identity
   :math:`\mathrm{AUC} = (R_+ - n_+(n_+ + 1)/2) / (n_+ n_-)` with tied scores
   given their average rank;
-- average precision :math:`\sum_k P(k)\,\Delta R(k)` over the ranked list;
+- average precision :math:`\sum_k P(k)\,\Delta R(k)` over the ranked list (and a tie-aware version,
+  one threshold per distinct score, for heuristics whose scores are counts);
+- filtered ranks of a true tail among candidate tails (ties counted half), for MRR and Hits@k;
 - MAE and RMSE.
+
+Every metric refuses non-finite scores (:class:`NonFiniteScores`): a NaN
+output has no rank and no class, and ranking it anyway invents a number (a
+NaN score list can come out as AUC 0.0 with AP 1.0).
 """
 
 from __future__ import annotations
@@ -14,13 +20,26 @@ from __future__ import annotations
 import torch
 
 
+class NonFiniteScores(ValueError):
+    """A metric was given NaN or infinite model outputs."""
+
+
+def require_finite(metric: str, values: torch.Tensor) -> None:
+    """Raise :class:`NonFiniteScores` when ``values`` (model outputs) hold NaN or inf."""
+    if values.is_floating_point() and not bool(torch.isfinite(values).all()):
+        bad = int((~torch.isfinite(values)).sum())
+        raise NonFiniteScores(f"{metric}: {bad} of {values.numel()} model outputs are not finite (NaN or inf)")
+
+
 def accuracy(logits: torch.Tensor, y: torch.Tensor) -> float:
+    require_finite("accuracy", logits)
     return (logits.argmax(-1) == y).float().mean().item() if y.numel() else float("nan")
 
 
 def macro_f1(logits: torch.Tensor, y: torch.Tensor, num_classes: int) -> float:
     if y.numel() == 0:
         return float("nan")
+    require_finite("macro-F1", logits)
     pred = logits.argmax(-1)
     idx = y * num_classes + pred
     cm = torch.bincount(idx, minlength=num_classes * num_classes).reshape(num_classes, num_classes).double()
@@ -49,6 +68,7 @@ def roc_auc(scores: torch.Tensor, labels: torch.Tensor) -> float:
     n_neg = labels.numel() - n_pos
     if n_pos == 0 or n_neg == 0:
         return float("nan")
+    require_finite("ROC-AUC", scores)
     ranks = _average_ranks(scores.double())
     return ((ranks[labels].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)).item()
 
@@ -58,15 +78,45 @@ def average_precision(scores: torch.Tensor, labels: torch.Tensor) -> float:
     n_pos = int(labels.sum())
     if n_pos == 0:
         return float("nan")
+    require_finite("average precision", scores)
     order = torch.argsort(scores, descending=True, stable=True)
     hits = labels[order].double()
     precision = torch.cumsum(hits, 0) / torch.arange(1, hits.numel() + 1, dtype=torch.float64)
     return (precision * hits).sum().item() / n_pos
 
 
+def average_precision_tied(scores: torch.Tensor, labels: torch.Tensor) -> float:
+    r"""Average precision with tied scores as one threshold: :math:`\sum_t (R_t - R_{t-1}) P_t` over the
+    distinct scores :math:`t` (every pair scoring at least :math:`t` is retrieved together), so it does not
+    depend on the order of tied pairs. Equal to :func:`average_precision` without ties; for scores with
+    many ties (the counts of link heuristics), where an order among ties would be arbitrary."""
+    labels = labels.bool()
+    n_pos = int(labels.sum())
+    if n_pos == 0:
+        return float("nan")
+    require_finite("average precision", scores)
+    order = torch.argsort(scores, descending=True, stable=True)
+    ranked = scores[order]
+    tp = torch.cumsum(labels[order].double(), 0)
+    last = torch.ones_like(ranked, dtype=torch.bool)  # the last pair of each block of tied scores
+    last[:-1] = ranked[1:] != ranked[:-1]
+    tp_at = tp[last]
+    precision = tp_at / torch.arange(1, ranked.numel() + 1, dtype=torch.float64)[last]
+    recall_gain = torch.diff(tp_at, prepend=tp_at.new_zeros(1)) / n_pos
+    return (precision * recall_gain).sum().item()
+
+
+def tail_ranks(candidate_scores: torch.Tensor, true_scores: torch.Tensor) -> torch.Tensor:
+    """1-based rank of each true score among its row of candidate scores [m, k], ties counted half."""
+    above = (candidate_scores > true_scores[:, None]).sum(1).double()
+    return 1 + above + 0.5 * (candidate_scores == true_scores[:, None]).sum(1).double()
+
+
 def mae(pred: torch.Tensor, y: torch.Tensor) -> float:
+    require_finite("MAE", pred)
     return (pred - y).abs().mean().item() if y.numel() else float("nan")
 
 
 def rmse(pred: torch.Tensor, y: torch.Tensor) -> float:
+    require_finite("RMSE", pred)
     return (pred - y).pow(2).mean().sqrt().item() if y.numel() else float("nan")

@@ -6,14 +6,21 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..graphs.edges import message_passing_graph
 from . import metrics as M
-from .fit import FitResult, Hyper, features, fit, is_constant, maybe_adjacency, maybe_sparse
-from .splits import stratified_node_split
+from .fit import FitResult, Hyper, check_output, features, fit, is_constant, maybe_sparse, model_graph
+from .splits import random_node_split, stratified_node_split
+
+#: ``train.node_split``: public = the task's own split; random = per-seed 20/30-per-class splits for every task
+NODE_SPLITS = ("public", "random")
 
 
-def node_masks(task_split: str, arrays: dict, seed: int) -> tuple[torch.Tensor, ...]:
-    """Train/val/test masks: the dataset's own (column ``seed % S`` of [N, S] masks) or a per-seed split."""
+def node_masks(task_split: str, arrays: dict, seed: int, node_split: str = "public") -> tuple[torch.Tensor, ...]:
+    """Train/val/test masks: the dataset's own (column ``seed % S`` of [N, S] masks) or a per-seed split;
+    with ``node_split="random"``, the per-seed 20/30-per-class split whatever the dataset provides."""
+    if node_split == "random":
+        return tuple(torch.as_tensor(m) for m in random_node_split(arrays["y"], seed))
+    if node_split != "public":
+        raise ValueError(f"unknown train.node_split {node_split!r}; choose from {list(NODE_SPLITS)}")
     if task_split in ("planetoid", "dataset_masks"):
         masks = []
         for name in ("train_mask", "val_mask", "test_mask"):
@@ -34,14 +41,15 @@ def train_node_cls(build, arrays: dict, seed: int, hp: Hyper, split: str, device
     x = features(arrays).to(device)
     edge_index = torch.as_tensor(arrays["edge_index"], dtype=torch.long).to(device)
     y = torch.as_tensor(arrays["y"], dtype=torch.long).to(device)
-    train_m, val_m, test_m = (m.to(device) for m in node_masks(split, arrays, seed))
+    train_m, val_m, test_m = (m.to(device) for m in node_masks(split, arrays, seed, hp.node_split))
     num_classes = int(y.max()) + 1
     model = build(x.shape[1], hp.hidden_channels, num_classes).to(device)
     x = maybe_sparse(model, x)
-    edge_index = maybe_adjacency(model, message_passing_graph(edge_index, x.shape[0]), x.shape[0])
+    edge_index = model_graph(model, edge_index, x.shape[0])
 
     def step(_batch):
         out = model(x, edge_index)
+        check_output(out, (x.shape[0], num_classes), "one row of class logits per node: [num_nodes, num_classes]")
         return F.cross_entropy(out[train_m], y[train_m])
 
     def evaluate():

@@ -20,10 +20,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..graphs.edges import message_passing_graph
 from ..graphs.features import log_degree_features, structural_features
+from ..models.heuristics import training_adjacency
 from . import metrics as M
-from .fit import FitResult, Hyper, fit, is_constant, maybe_adjacency, maybe_sparse, num_nodes
+from .fit import FitResult, Hyper, check_output, fit, is_constant, maybe_sparse, model_graph, num_nodes
+from .heuristic import score_heuristic
 from .splits import split_rng
 
 #: corrupted candidates per held-out triple for the (filtered, sampled) ranking metrics
@@ -80,6 +81,26 @@ def _ranking_candidates(triples: np.ndarray, num_nodes: int, true_ids: np.ndarra
     return tails
 
 
+def held_out_sets(trip: dict, n: int, num_rel: int, seed: int) -> dict[str, tuple[np.ndarray, ...]]:
+    """Per held-out split (``val``, ``test``): its triples, one corruption per triple (AUC/AP) and
+    :data:`RANKING_NEGATIVES` filtered tail candidates per triple (MRR/Hits), all fixed per seed."""
+    true_ids = np.unique(np.concatenate([_triple_ids(t, num_rel, n) for t in trip.values()]))
+    rng = split_rng(seed, "relational_eval")
+    out = {}
+    for name, key in (("val", "valid"), ("test", "test")):
+        pos = trip[key]
+        neg = _corrupt(pos, n, rng)
+        out[name] = (pos, neg, _ranking_candidates(pos, n, true_ids, num_rel, rng))
+    return out
+
+
+def _fresh_tails(pos: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``relational_eval: resampled``: a random tail per triple (unfiltered), drawn at every evaluation."""
+    fresh = pos.copy()
+    fresh[2] = rng.integers(0, n, pos.shape[1])
+    return fresh
+
+
 def _inputs(arrays: dict, n: int, protocol: dict) -> torch.Tensor:
     if "x" in arrays:
         return torch.as_tensor(arrays["x"], dtype=torch.float32)
@@ -97,23 +118,23 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on
             .astype(np.int64) for s in ("train", "valid", "test")}
     x = _inputs(arrays, n, protocol).to(device)
     ei = torch.as_tensor(arrays["train_edge_index"], dtype=torch.long).to(device)
-    model = build(x.shape[1], hp.hidden_channels, hp.hidden_channels).to(device)
+    model = build(x.shape[1], hp.hidden_channels, hp.hidden_channels)
+    held_out = held_out_sets(trip, n, num_rel, seed)
+    resampled = protocol.get("relational_eval") == "resampled"
+    eval_rng = split_rng(seed, "relational_eval_resampled")
+    if getattr(model, "heuristic", False):  # never trained: scored once on the undirected training graph
+        sets = {name: (pos[[0, 2]], (_fresh_tails(pos, n, eval_rng) if resampled else neg)[[0, 2]], cands)
+                for name, (pos, neg, cands) in held_out.items()}  # (head, tail): relations ignored
+        return score_heuristic(model, training_adjacency(n, trip["train"][[0, 2]]), sets)
+    model = model.to(device)
     x = maybe_sparse(model, x)
     if protocol.get("relational_message_passing") == "directed_triples":
         mp_edges = ei  # head -> tail, one message per triple: no CSR adjacency (it would merge parallel edges)
     else:
-        mp_edges = maybe_adjacency(model, message_passing_graph(torch.cat([ei, ei.flip(0)], dim=1), n), n)
-    true_ids = np.unique(np.concatenate([_triple_ids(t, num_rel, n) for t in trip.values()]))
+        mp_edges = model_graph(model, torch.cat([ei, ei.flip(0)], dim=1), n)
     train_ids = np.unique(_triple_ids(trip["train"], num_rel, n))
-    rng = split_rng(seed, "relational_eval")
-    eval_sets = {}
-    for name, key in (("val", "valid"), ("test", "test")):
-        pos = trip[key]
-        neg = _corrupt(pos, n, rng)
-        eval_sets[name] = (pos, torch.as_tensor(pos).to(device), torch.as_tensor(neg).to(device),
-                           torch.as_tensor(_ranking_candidates(pos, n, true_ids, num_rel, rng)).to(device))
-    resampled = protocol.get("relational_eval") == "resampled"
-    eval_rng = split_rng(seed, "relational_eval_resampled")
+    eval_sets = {name: (pos, torch.as_tensor(pos).to(device), torch.as_tensor(neg).to(device),
+                        torch.as_tensor(cands).to(device)) for name, (pos, neg, cands) in held_out.items()}
     train_pos = torch.as_tensor(trip["train"]).to(device)
     neg_rng = split_rng(seed, "train_negatives")
     labels = torch.cat([torch.ones(train_pos.shape[1]), torch.zeros(train_pos.shape[1])]).to(device)
@@ -124,6 +145,7 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on
                else _corrupt(trip["train"], n, neg_rng))
         z = model(x, mp_edges)
         scores = torch.cat([model.score(z, train_pos), model.score(z, torch.as_tensor(neg).to(device))])
+        check_output(scores, (labels.shape[0],), "one score per triple: [num_triples]")
         return F.binary_cross_entropy_with_logits(scores, labels)
 
     def evaluate():
@@ -131,16 +153,15 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on
         row = {}
         for name, (pos_np, pos, neg, cands) in eval_sets.items():
             if resampled:  # a random tail per triple, drawn anew at every evaluation (unfiltered)
-                fresh = pos_np.copy()
-                fresh[2] = eval_rng.integers(0, n, pos_np.shape[1])
-                neg = torch.as_tensor(fresh).to(device)
+                neg = torch.as_tensor(_fresh_tails(pos_np, n, eval_rng)).to(device)
             sp, sn = model.score(z, pos), model.score(z, neg)
             s = torch.cat([sp, sn])
             lab = torch.cat([torch.ones_like(sp), torch.zeros_like(sn)])
             row[f"{name}_auc"] = M.roc_auc(s, lab)
             row[f"{name}_ap"] = M.average_precision(s, lab)
             cand_scores = model.score_tails(z, pos, cands)  # [m, k]
-            rank = 1 + (cand_scores > sp[:, None]).sum(1).double() + 0.5 * (cand_scores == sp[:, None]).sum(1).double()
+            M.require_finite("MRR", cand_scores)
+            rank = M.tail_ranks(cand_scores, sp)
             row[f"{name}_mrr"] = (1.0 / rank).mean().item()
             for k in (1, 3, 10):
                 row[f"{name}_hits{k}"] = (rank <= k).double().mean().item()

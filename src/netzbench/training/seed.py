@@ -32,6 +32,7 @@ def fit_seed(spec, family: str, split: str, arrays: dict, seed: int, hp: dict, d
     (:mod:`netzbench.protocol`; none: the strict protocol); the result dict of a finished seed
     (raises on error)."""
     from ..models.registry import build_model
+    from .budget import is_heuristic, parameter_count, width_for_budget
     from .loops import Hyper, train
 
     t0 = time.perf_counter()
@@ -47,8 +48,22 @@ def fit_seed(spec, family: str, split: str, arrays: dict, seed: int, hp: dict, d
     protocol = protocol or {}
     relation_init = protocol.get("relation_init", "xavier")
 
+    budget = hp.get("param_budget")
+    heuristic = is_heuristic(spec)
+    widths: list[int | None] = []  # the hidden width of the model the trainer built
+
     def build(i, h, o):
-        return build_model(spec, family, i, h, o, num_relations=num_relations, relation_init=relation_init)
+        # link trainers ask for embeddings as wide as the hidden layer: under a budget both follow the width
+        tied = family == "link_pred"
+
+        def make(w):
+            return build_model(spec, family, i, w, w if tied else o, num_relations=num_relations,
+                               relation_init=relation_init)
+
+        if budget is not None and not heuristic and parameter_count(make, h) > 0:  # no parameters: no budget
+            h, _ = width_for_budget(make, int(budget), getattr(spec, "name", "the model"))
+        widths.append(None if heuristic else h)
+        return make(h)
 
     fit = train(family, split, build, arrays, seed, Hyper(**hp), device=device, on_epoch=on_epoch,
                 protocol=protocol)
@@ -58,16 +73,23 @@ def fit_seed(spec, family: str, split: str, arrays: dict, seed: int, hp: dict, d
         "epochs": fit.epochs,
         "seconds": time.perf_counter() - t0,
         "num_params": fit.num_params,
+        "hidden_channels": widths[-1] if widths else None,
         "peak_rss_mb": _peak_rss_mb(),
         "baseline": fit.baseline,
     }
 
 
 def failure(exc: BaseException, t0: float) -> dict:
-    """The result of a seed that raised ``exc`` (started at ``perf_counter()`` time ``t0``)."""
-    return {
+    """The result of a seed that raised ``exc`` (started at ``perf_counter()`` time ``t0``); a
+    diverged run keeps its history up to the divergence, for inspection."""
+    from .fit import Diverged
+
+    out = {
         "status": "failed",
-        "error": f"{type(exc).__name__}: {exc}",
+        "error": str(exc) if isinstance(exc, Diverged) else f"{type(exc).__name__}: {exc}",
         "traceback": traceback.format_exc(limit=20),
         "seconds": time.perf_counter() - t0,
     }
+    if isinstance(exc, Diverged) and exc.epochs:
+        out.update(history=exc.history, epochs=exc.epochs)
+    return out

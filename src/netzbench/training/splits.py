@@ -35,6 +35,36 @@ def stratified_node_split(y: np.ndarray, seed: int, frac=(0.5, 0.25, 0.25)) -> t
     return tuple(masks)
 
 
+#: labelled nodes per class for training and validation under ``train.node_split: random``
+PER_CLASS_TRAIN, PER_CLASS_VAL = 20, 30
+
+
+def random_node_split(y: np.ndarray, seed: int, per_class: tuple[int, int] = (PER_CLASS_TRAIN, PER_CLASS_VAL)
+                      ) -> tuple[np.ndarray, ...]:
+    """Boolean train/val/test masks: ``per_class`` = (20, 30) random nodes of every class for training
+    and validation, the rest test (Shchur et al. 2018, "Pitfalls of Graph Neural Network Evaluation").
+
+    A class too small for that (``c <= 20 + 30`` nodes) keeps one node for test and splits the other
+    ``c - 1`` between training and validation in the same 20:30 proportion, rounded, with at least one
+    training node (so 50 nodes give 20/29/1, 3 nodes 1/1/1, 2 nodes 1/0/1); a class of one node is
+    training only. The formula meets 20/30/rest at ``c = 51``. Nodes labelled < 0 are in no mask.
+    """
+    rng = split_rng(seed, "random_node_split")  # its own stream: identical for every model of a task and seed
+    y = np.asarray(y)
+    n_tr, n_va = per_class
+    masks = [np.zeros(len(y), dtype=bool) for _ in range(3)]
+    for cls in np.unique(y[y >= 0]):
+        idx = np.flatnonzero(y == cls)
+        idx = idx[rng.permutation(len(idx))]
+        labelled = min(n_tr + n_va, len(idx) - 1)  # at least one test node when the class has two
+        n_train = min(len(idx), max(1, (2 * n_tr * labelled + n_tr + n_va) // (2 * (n_tr + n_va))))
+        n_val = max(0, labelled - n_train)
+        masks[0][idx[:n_train]] = True
+        masks[1][idx[n_train:n_train + n_val]] = True
+        masks[2][idx[n_train + n_val:]] = True
+    return tuple(masks)
+
+
 def random_index_split(n: int, seed: int, frac=(0.8, 0.1, 0.1), purpose: str = "graphs") -> tuple[np.ndarray, ...]:
     """Shuffle ``range(n)`` per seed and cut it ``frac`` (train/val/test indices)."""
     perm = split_rng(seed, purpose).permutation(n)

@@ -244,7 +244,7 @@ _add(
         _github(*_DOMIRANK, "data/euroroad.gml", "gml", "euroroad.gml", "euroroad.gml",
                 "fb504682fe533aecc0e6a3c05950afcbb70a76c033e4b161dda3bf3433ae6aed"),
     ),
-    60, "Headline infrastructure task: link prediction on the E-road network (held-out road links).",
+    80, "Headline infrastructure task: link prediction on the E-road network (held-out road links).",
 )
 _add(
     "us_roads", "US roads (California road network)", "infrastructure",
@@ -320,7 +320,7 @@ _add(
     "C. Seierstad & T. Opsahl, For the few not the many? The effects of affirmative action on presence, "
     f"prominence, and social capital of women directors in Norway, Scand. J. Manag. 27, 44 (2011); {_NETZ_CITE}",
     (_netz("board_directors", "net1m_2011-08-01"),),  # UNVERIFIED sub-network name
-    60, "Headline finance task: link prediction on the Norwegian director network (held-out co-memberships).",
+    40, "Headline finance task: link prediction on the Norwegian director network (held-out co-memberships).",
 )
 _add(
     "us_patents", "US patent citations", "finance",
@@ -352,7 +352,7 @@ _add(
                 "data/as-22july06.gml", "gml", "as-22july06.gml", "as-22july06.gml",
                 "12ea1da0e8f38ec647a6caab04864e21eaf96fd810b79ef8ebb3cbc68228a95a"),
     ),
-    60, "Headline computing task: link prediction on the Internet AS graph (held-out peerings).",
+    40, "Headline computing task: link prediction on the Internet AS graph (held-out peerings).",
 )
 _add(
     "internet_topology", "Internet topology (AS level, Zhang et al.)", "computing",

@@ -35,6 +35,7 @@ import numpy as np
 
 from ...graphs.convert import single_graph_arrays, single_graph_counts
 from ..fetch import UnsafeArchive
+from ..loaders import planetoid_dropped
 from .knowledge import read_openke, read_triples
 from .network_bundles import FILES, LABELLED, read_network
 from .text import Bundle, ReadError, data_files, one_file
@@ -76,7 +77,8 @@ def read_planetoid(path: str | Path, family: str = "node_cls") -> Bundle:
         raise ReadError("planetoid", x.parent, f"Planetoid pickles ind.{name}.*", f"{type(exc).__name__}: {exc}") from None
     arrays = single_graph_arrays(data)
     arrays["y"] = arrays["y"].astype(np.int64)
-    return Bundle(arrays, single_graph_counts(arrays), {}, files, {"edges": "as PyG reads them (duplicates merged)"})
+    return Bundle(arrays, single_graph_counts(arrays), planetoid_dropped(x.parent, name), files,
+                  {"edges": "as PyG reads them (self-loops dropped, duplicates merged)"})
 
 
 def _finds(path: Path, fmt: str) -> bool:

@@ -16,7 +16,8 @@ triples, :func:`.pyg_datasets.relational_arrays`):
              ``relation2id.txt`` (count line first) give the entity and
              relation counts, else the largest id + 1.
 
-A triple listed twice in one split is kept once (counted in ``dropped``).
+A triple listed twice in one split is kept once (counted in ``dropped``, per
+split and in all as ``duplicate_edges``).
 """
 
 from __future__ import annotations
@@ -141,4 +142,6 @@ def _bundle(parts: dict, num_nodes: int, num_relations: int, dropped: dict, file
             raise ReadError("triples", files[0].parent, f"at least one {split} triple", "none")
     triples = {s: (p[:, [0, 2]].T, p[:, 1]) for s, p in parts.items()}
     arrays, counts = relational_arrays(num_nodes, num_relations, triples)
+    # a repeated triple is the knowledge graph's duplicate edge; triples (h, r, h) are kept
+    dropped = {"duplicate_edges": sum(dropped.values()), **dropped}
     return Bundle(arrays, counts, dropped, files, notes)

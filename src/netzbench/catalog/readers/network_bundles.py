@@ -30,7 +30,7 @@ from ..checks import normalise_labels
 from ..fetch import safe_extract
 from .network_formats import (EdgeRecords, _gml_int, _gml_tree, read_gml, read_konect, read_multiplex_edges,
                               read_netzschleuder_csv, read_sociopatterns_tij, read_ucinet_csv_matrix)
-from .networks import simple_bundle
+from .networks import edge_values, link_dropped, simple_bundle
 from .text import (Bundle, ReadError, count_dropped, data_files, first_data_line, one_file, read_table, read_text,
                    separator)
 
@@ -166,7 +166,7 @@ def _records(file: Path, fmt: str, tmp: Path) -> tuple[EdgeRecords, dict, Path |
     """Edge records of ``file`` in ``fmt``, what was left out, and the nodes.csv of a Netzschleuder zip."""
     if fmt == "gml":
         try:
-            return read_gml(file), _gml_edge_attributes(file), None
+            return read_gml(file), edge_values(file, fmt), None
         except ValueError as exc:
             found, line = _gml_where(file, str(exc).removeprefix("GML: ").removeprefix(f"{file.name}: "))
             raise ReadError("gml", file, "a GML 'graph [ node [ id ... ] edge [ source ... target ... ] ]'",
@@ -175,19 +175,20 @@ def _records(file: Path, fmt: str, tmp: Path) -> tuple[EdgeRecords, dict, Path |
         if not is_konect(file):
             raise ReadError(fmt, file, "a '% sym|asym|bip <weights>' header", _first_line(file).decode(errors="replace"), 1)
         records = _diagnosed(read_konect, file, fmt, "'from to [weight [time]]' per line", (0, 1), b"%")
-        width = len(first_data_line(file, b"%").split())
-        return records, {"weights": width >= 3, "timestamps": width >= 4}, None
+        return records, edge_values(file, fmt), None
     if fmt == "edgelist":
         records, info = read_edge_table(file)
+        if info.get("extra_columns"):
+            info["weights"] = True  # any extra column counts as a weight (edge_values)
         return records, info, None
     if fmt == "sociopatterns":
-        return _diagnosed(read_sociopatterns_tij, file, fmt, "'t i j' per line", (1, 2)), {"timestamps": True}, None
+        return _diagnosed(read_sociopatterns_tij, file, fmt, "'t i j' per line", (1, 2)), edge_values(file, fmt), None
     if fmt == "multiplex":
         return (_diagnosed(read_multiplex_edges, file, fmt, "'layer node node weight' per line", (1, 2)),
-                {"layers": True, "weights": True}, None)
+                edge_values(file, fmt), None)
     if fmt == "ucinet":
         try:
-            return read_ucinet_csv_matrix(file), {}, None
+            return read_ucinet_csv_matrix(file), edge_values(file, fmt), None
         except ValueError as exc:
             raise ReadError(fmt, file, "a square CSV adjacency matrix with labelled rows and columns", str(exc)) from None
     if fmt == "netzschleuder":
@@ -201,9 +202,7 @@ def _records(file: Path, fmt: str, tmp: Path) -> tuple[EdgeRecords, dict, Path |
             records = read_netzschleuder_csv(edges, nodes)
         except (ValueError, IndexError) as exc:
             raise ReadError(fmt, file, "edges.csv '# source, target, ...' with 0-based vertex indices", str(exc)) from None
-        with open(edges, encoding="utf-8") as fh:
-            props = [c.strip() for c in fh.readline().lstrip("# ").split(",")][2:]
-        return records, ({"edge_attributes": props} if props else {}), nodes
+        return records, edge_values(edges, fmt), nodes
     raise ValueError(f"not a network format: {fmt!r}")
 
 
@@ -224,13 +223,6 @@ def _gml_where(file: Path, message: str) -> tuple[str, int | None]:
         seen: set[int] = set()
         where = next((pos for i, pos in ids if i in seen or seen.add(i)), None)
     return message, (data.count(b"\n", 0, where) + 1 if where is not None else None)
-
-
-def _gml_edge_attributes(file: Path) -> dict:
-    graph = next((v for k, v in _gml_tree(file.read_bytes()) if k == b"graph" and isinstance(v, list)), [])
-    names = {k.decode("utf-8", "replace") for key, edge in graph if key == b"edge" and isinstance(edge, list)
-             for k, _ in edge} - {"source", "target", "id"}
-    return {"edge_attributes": sorted(names)} if names else {}
 
 
 def _value(token):
@@ -299,9 +291,9 @@ def read_network(path: str | Path, fmt: str, family: str = "link_pred", label: s
         records, dropped, nodes = _records(file, fmt, Path(tmp))
         if family == "node_cls":
             ids, labels = _gml_labels(file, label) if fmt == "gml" else _netzschleuder_labels(nodes, label, file)
-    dropped = {**count_dropped(records.src, records.dst), **dropped}
     notes = {}
     if family == "node_cls":
+        dropped = {**count_dropped(records.src, records.dst), **dropped}
         arrays, counts, mapping = _labelled(ids, labels, records)
         if mapping:
             notes["label_mapping"] = mapping
@@ -311,8 +303,7 @@ def read_network(path: str | Path, fmt: str, family: str = "link_pred", label: s
             arrays, counts = simple_bundle(records, bool(records.directed))
         except ValueError as exc:
             raise ReadError(fmt, file, "edges between distinct nodes", str(exc)) from None
-        if records.declared_nodes is not None and records.declared_nodes > counts["num_nodes"]:
-            dropped["isolated_nodes"] = int(records.declared_nodes - counts["num_nodes"])
+        dropped = link_dropped(records, dropped, counts["num_nodes"])
     for key in ("header", "node_ids"):
         if key in dropped:
             notes[key] = dropped.pop(key)

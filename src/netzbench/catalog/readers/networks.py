@@ -24,17 +24,23 @@ link-prediction bundle (:mod:`netzbench.graphs.layout`):
   computed from all edges, which would leak held-out edges), so training uses
   structural features.
 
-The readers of each format are in :mod:`.network_formats`.
+What was dropped (``dropped`` in ``meta.json``: self-loops, repeated records,
+weights and other per-edge values, isolated nodes) is reported beside the
+bundle (:func:`link_dropped`). The readers of each format are in
+:mod:`.network_formats`.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
 
 import numpy as np
 
-from .network_formats import (EdgeRecords, read_edgelist, read_gml, read_konect, read_multiplex_edges,
+from .network_formats import (EdgeRecords, _gml_tree, read_edgelist, read_gml, read_konect, read_multiplex_edges,
                               read_netzschleuder_csv, read_sociopatterns_tij, read_ucinet_csv_matrix)
+from .text import count_dropped, first_data_line, read_text, separator
 
 
 # ---------------------------------------------------------------------------
@@ -92,38 +98,117 @@ def _one(raw_dir: Path, *patterns: str) -> Path:
     raise FileNotFoundError(f"{raw_dir}: no raw file matching {' or '.join(patterns)}")
 
 
+#: per source format: the raw file read (glob patterns, the first matching one file) and the same format's
+#: name for a declared dataset (:mod:`.network_bundles`)
+SOURCE_FILES = {
+    "netzschleuder-csv": (("edges.csv",), "netzschleuder"),
+    "gml": (("*.gml",), "gml"),
+    "konect": (("out.*",), "konect"),
+    "ucinet-csv-matrix": (("*.csv",), "ucinet"),
+    "multiplex-edges": (("*_multiplex.edges", "*.edges"), "multiplex"),
+    "sociopatterns-tij": (("tij*", "*.dat", "*.csv"), "sociopatterns"),
+    "edgelist": (("*.txt.gz", "*.txt", "*.gz"), "edgelist"),
+}
+_READERS = {"gml": read_gml, "konect": read_konect, "ucinet-csv-matrix": read_ucinet_csv_matrix,
+            "multiplex-edges": read_multiplex_edges, "sociopatterns-tij": read_sociopatterns_tij,
+            "edgelist": read_edgelist}
+
+
 def read_records(raw_dir: Path, fmt: str) -> EdgeRecords:
     """Read the raw files of one source (``fmt`` is the source's format)."""
     raw_dir = Path(raw_dir)
+    if fmt not in SOURCE_FILES:
+        raise ValueError(f"no network reader for format {fmt!r}")
+    file = _one(raw_dir, *SOURCE_FILES[fmt][0])
     if fmt == "netzschleuder-csv":
-        return read_netzschleuder_csv(_one(raw_dir, "edges.csv"), _one(raw_dir, "nodes.csv"))
-    if fmt == "gml":
-        return read_gml(_one(raw_dir, "*.gml"))
-    if fmt == "konect":
-        return read_konect(_one(raw_dir, "out.*"))
-    if fmt == "ucinet-csv-matrix":
-        return read_ucinet_csv_matrix(_one(raw_dir, "*.csv"))
-    if fmt == "multiplex-edges":
-        return read_multiplex_edges(_one(raw_dir, "*_multiplex.edges", "*.edges"))
-    if fmt == "sociopatterns-tij":
-        return read_sociopatterns_tij(_one(raw_dir, "tij*", "*.dat", "*.csv"))
-    if fmt == "edgelist":
-        return read_edgelist(_one(raw_dir, "*.txt.gz", "*.txt", "*.gz"))
-    raise ValueError(f"no network reader for format {fmt!r}")
+        return read_netzschleuder_csv(file, _one(raw_dir, "nodes.csv"))
+    return _READERS[fmt](file)
 
 
-def _process(raw_dir: Path, fmt: str, directed: bool) -> tuple[dict, dict]:
+#: edge attributes (GML keys, Netzschleuder columns) that hold weights; Newman's GML files call them ``value``
+WEIGHT_ATTRIBUTES = ("weight", "weights", "value")
+
+
+def _gml_edge_attributes(file: Path) -> list[str]:
+    graph = next((v for k, v in _gml_tree(Path(file).read_bytes()) if k == b"graph" and isinstance(v, list)), [])
+    names = {k.decode("utf-8", "replace") for key, edge in graph if key == b"edge" and isinstance(edge, list)
+             for k, _ in edge} - {"source", "target", "id"}
+    return sorted(names)
+
+
+def _ucinet_weighted(file: Path) -> bool:
+    """Whether a UCINET CSV matrix has a number other than 0 or 1 (a tie strength); names are skipped."""
+    text = read_text(file).decode("utf-8-sig", "replace")
+    for cell in {c.strip() for row in csv.reader(io.StringIO(text)) for c in row}:
+        try:
+            if float(cell) not in (0.0, 1.0):
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+def edge_values(file: Path, fmt: str) -> dict:
+    """What the edge records of ``file`` carry besides their two ends, all discarded: ``weights`` (bool),
+    ``timestamps``, ``layers``, ``edge_attributes`` (names), ``extra_columns`` (edge lists: any extra
+    column counts as a weight). ``fmt`` is a declared format's name (values of :data:`SOURCE_FILES`)."""
+    file = Path(file)
+    out: dict = {}
+    if fmt in ("gml", "netzschleuder"):
+        if fmt == "gml":
+            names = _gml_edge_attributes(file)
+        else:
+            with open(file, encoding="utf-8") as fh:
+                names = [c.strip() for c in fh.readline().lstrip("# ").split(",")][2:]
+        if names:
+            out["edge_attributes"] = names
+        out["weights"] = any(n.lower() in WEIGHT_ATTRIBUTES for n in names)
+    elif fmt == "konect":
+        header = first_data_line(file, b"#").lstrip(b"% ").split()
+        width = len(first_data_line(file, b"%").split())
+        # 'unweighted' and 'positive' (multiple edges) files carry 1 per record, not a weight
+        out["weights"] = width >= 3 and header[1:2] not in ([b"unweighted"], [b"positive"])
+        out["timestamps"] = width >= 4
+    elif fmt == "edgelist":
+        first = first_data_line(file)
+        sep = separator(first)
+        extra = len(first.split(sep) if sep else first.split()) - 2
+        if extra > 0:
+            out.update(extra_columns=extra, weights=True)
+    elif fmt == "sociopatterns":
+        out["timestamps"] = True
+    elif fmt == "multiplex":
+        out.update(layers=True, weights=True)
+    elif fmt == "ucinet":
+        out["weights"] = _ucinet_weighted(file)
+    return out
+
+
+def link_dropped(records: EdgeRecords, values: dict, num_nodes: int) -> dict:
+    """``dropped`` of a network read for link prediction: self-loops and repeated records (a record
+    ``v u`` after ``u v`` names the same undirected edge and is not counted), the per-edge ``values``
+    (:func:`edge_values`) and declared nodes without an edge (``isolated_nodes``)."""
+    dropped = {**count_dropped(records.src, records.dst), **values}
+    if records.declared_nodes is not None and records.declared_nodes > num_nodes:
+        dropped["isolated_nodes"] = int(records.declared_nodes - num_nodes)
+    return {k: v for k, v in dropped.items() if v is not False}
+
+
+def _process(raw_dir: Path, fmt: str, directed: bool) -> tuple[dict, dict, dict]:
     records = read_records(raw_dir, fmt)
     if records.directed is not None:
         directed = records.directed  # the file's own flag wins where the format has one
-    return simple_bundle(records, directed)
+    arrays, counts = simple_bundle(records, directed)
+    patterns, declared_format = SOURCE_FILES[fmt]
+    return arrays, counts, link_dropped(records, edge_values(_one(Path(raw_dir), *patterns), declared_format),
+                                        counts["num_nodes"])
 
 
-def link_pred(raw_dir: Path, fmt: str) -> tuple[dict, dict]:
-    """Processor for an undirected network (any format above) -> simple undirected graph."""
+def link_pred(raw_dir: Path, fmt: str) -> tuple[dict, dict, dict]:
+    """Processor for an undirected network (any format above) -> simple undirected graph, and what was dropped."""
     return _process(raw_dir, fmt, directed=False)
 
 
-def link_pred_directed(raw_dir: Path, fmt: str) -> tuple[dict, dict]:
+def link_pred_directed(raw_dir: Path, fmt: str) -> tuple[dict, dict, dict]:
     """Processor for a directed network: as :func:`link_pred`, plus ``num_directed_edges``."""
     return _process(raw_dir, fmt, directed=True)

@@ -23,6 +23,7 @@ from ...graphs.collection import collection_arrays
 from ...graphs.convert import as_numpy as _np
 from ...graphs.edges import count_undirected_pairs, symmetric_edges, undirected_pairs
 from .staging import import_ogb, stage
+from .text import count_dropped
 
 # --------------------------------------------------------- graph collections
 
@@ -85,15 +86,16 @@ def split_from_index(num: int, split_idx: dict) -> np.ndarray:
 # ------------------------------------------------------------- single graphs
 
 
-def node_arrays(data, undirected: bool = True) -> tuple[dict, dict]:
-    """A node-classification graph with its canonical masks.
+def node_arrays(data, undirected: bool = True) -> tuple[dict, dict, dict]:
+    """A node-classification graph with its canonical masks, its counts and what was dropped.
 
     Masks keep their shape: [N] for one split, [N, S] for S splits. A mask
     that is [N] while the others are [N, S] (WikiCS's single test mask) is
     repeated to [N, S] so that column ``s`` always gives one complete split.
     With ``undirected`` the edges are symmetrised (unique pairs, both
     directions, self-loops dropped) and ``num_directed_edges`` records the
-    source's directed count.
+    source's directed count; ``dropped`` counts the self-loops and repeated
+    records of the source's edge list left out.
     """
     ei = _np(data.edge_index).astype(np.int64)
     pairs = undirected_pairs(ei)
@@ -118,12 +120,14 @@ def node_arrays(data, undirected: bool = True) -> tuple[dict, dict]:
     }
     if undirected and ei.shape[1] != arrays["edge_index"].shape[1]:
         counts["num_directed_edges"] = int(ei.shape[1])
-    return arrays, counts
+    return arrays, counts, count_dropped(ei[0], ei[1]) if undirected else {}
 
 
 def link_arrays(num_nodes: int, edge_index: np.ndarray, x: np.ndarray | None = None,
-                **extra_counts) -> tuple[dict, dict]:
-    """A homogeneous link-prediction graph: unique undirected pairs, stored both ways."""
+                **extra_counts) -> tuple[dict, dict, dict]:
+    """A homogeneous link-prediction graph: unique undirected pairs, stored both ways; its counts and
+    the self-loops and repeated records of ``edge_index`` left out."""
+    edge_index = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
     pairs = undirected_pairs(edge_index)
     arrays = {"edge_index": symmetric_edges(pairs), "num_nodes": np.asarray(num_nodes, dtype=np.int64)}
     counts = {"num_nodes": int(num_nodes), "num_edges": int(pairs.shape[1])}
@@ -131,7 +135,7 @@ def link_arrays(num_nodes: int, edge_index: np.ndarray, x: np.ndarray | None = N
         arrays["x"] = np.asarray(x, dtype=np.float32)
         counts["num_features"] = int(arrays["x"].shape[1])
     counts.update(extra_counts)
-    return arrays, counts
+    return arrays, counts, count_dropped(edge_index[0], edge_index[1])
 
 
 def relational_arrays(num_nodes: int, num_relations: int, triples: dict) -> tuple[dict, dict]:
@@ -196,7 +200,7 @@ def ogbg_molpcba(raw_dir: Path, fmt: str = "ogb") -> tuple[dict, dict]:
     return _ogbg(raw_dir, "ogbg-molpcba", "multilabel")
 
 
-def ppi(raw_dir: Path, fmt: str = "ppi") -> tuple[dict, dict]:
+def ppi(raw_dir: Path, fmt: str = "ppi") -> tuple[dict, dict, dict]:
     """PPI tissue graphs as one link-prediction graph.
 
     All 24 graphs (PyG's 20 train, 2 val, 2 test, in that order) are joined
@@ -222,7 +226,7 @@ def ppi(raw_dir: Path, fmt: str = "ppi") -> tuple[dict, dict]:
 # ------------------------------------------------------------------ social
 
 
-def wikics(raw_dir: Path, fmt: str = "wikics") -> tuple[dict, dict]:
+def wikics(raw_dir: Path, fmt: str = "wikics") -> tuple[dict, dict, dict]:
     """WikiCS with its 20 canonical train/val masks ([N, 20]); the single test mask is repeated.
 
     The ``stopping_mask`` (early-stopping nodes) is not stored: the protocol
@@ -235,7 +239,7 @@ def wikics(raw_dir: Path, fmt: str = "wikics") -> tuple[dict, dict]:
         return node_arrays(WikiCS(str(root / "WikiCS"), is_undirected=True)[0])
 
 
-def heterophilous(raw_dir: Path, fmt: str = "heterophilous-npz") -> tuple[dict, dict]:
+def heterophilous(raw_dir: Path, fmt: str = "heterophilous-npz") -> tuple[dict, dict, dict]:
     """A Platonov et al. heterophilous graph (``<name>.npz``) with its 10 canonical splits ([N, 10])."""
     from torch_geometric.datasets import HeterophilousGraphDataset
 
@@ -248,7 +252,7 @@ def heterophilous(raw_dir: Path, fmt: str = "heterophilous-npz") -> tuple[dict, 
         return node_arrays(HeterophilousGraphDataset(str(root), name)[0])
 
 
-def ogbn_arxiv(raw_dir: Path, fmt: str = "ogb") -> tuple[dict, dict]:
+def ogbn_arxiv(raw_dir: Path, fmt: str = "ogb") -> tuple[dict, dict, dict]:
     """ogbn-arxiv via ``ogb``: time split as masks; citations symmetrised (as OGB's own baselines do)."""
     mod = import_ogb("ogb.nodeproppred")
     tmp, root = stage(raw_dir, "ogbn_arxiv")
@@ -257,7 +261,7 @@ def ogbn_arxiv(raw_dir: Path, fmt: str = "ogb") -> tuple[dict, dict]:
         return ogb_node_arrays(ds[0], ds.get_idx_split())
 
 
-def ogb_node_arrays(data, split_idx: dict) -> tuple[dict, dict]:
+def ogb_node_arrays(data, split_idx: dict) -> tuple[dict, dict, dict]:
     """An OGB node-property graph with its index split turned into boolean masks."""
     split = split_from_index(int(data.num_nodes), split_idx)
     data = data.clone()
@@ -272,7 +276,7 @@ def _as_tensor(a: np.ndarray):
     return torch.from_numpy(np.ascontiguousarray(a))
 
 
-def movielens_100k(raw_dir: Path, fmt: str = "movielens") -> tuple[dict, dict]:
+def movielens_100k(raw_dir: Path, fmt: str = "movielens") -> tuple[dict, dict, dict]:
     """MovieLens-100k as one bipartite graph: users first, then movies; an edge per rating.
 
     PyG's heterogeneous ``MovieLens100K`` is read and flattened: node ``i <
@@ -289,7 +293,7 @@ def movielens_100k(raw_dir: Path, fmt: str = "movielens") -> tuple[dict, dict]:
         return bipartite_arrays(MovieLens100K(str(root))[0])
 
 
-def bipartite_arrays(data) -> tuple[dict, dict]:
+def bipartite_arrays(data) -> tuple[dict, dict, dict]:
     """Flatten a user/movie ``HeteroData`` (rates edges + label edges) into one homogeneous graph."""
     xu, xm = _np(data["user"].x).astype(np.float32), _np(data["movie"].x).astype(np.float32)
     nu, nm = xu.shape[0], xm.shape[0]
@@ -305,7 +309,7 @@ def bipartite_arrays(data) -> tuple[dict, dict]:
     return link_arrays(nu + nm, ei, x, num_users=int(nu), num_movies=int(nm), num_ratings=int(ei.shape[1]))
 
 
-def ogbl_collab(raw_dir: Path, fmt: str = "ogb") -> tuple[dict, dict]:
+def ogbl_collab(raw_dir: Path, fmt: str = "ogb") -> tuple[dict, dict, dict]:
     """ogbl-collab via ``ogb`` as one undirected co-authorship graph.
 
     The benchmark's link-prediction protocol draws its own 80/10/10 edge
@@ -319,7 +323,7 @@ def ogbl_collab(raw_dir: Path, fmt: str = "ogb") -> tuple[dict, dict]:
         return ogb_link_arrays(ds[0], ds.get_edge_split())
 
 
-def ogb_link_arrays(data, split_edge: dict) -> tuple[dict, dict]:
+def ogb_link_arrays(data, split_edge: dict) -> tuple[dict, dict, dict]:
     """Union of the graph's edges and the positive edges of every OGB split."""
     parts = [_np(data.edge_index).astype(np.int64)]
     for split in split_edge.values():

@@ -16,7 +16,8 @@ encoding of each node-label column (shifted to start at 0), as PyG's
 ``TUDataset(use_node_attr=True)`` builds them; a collection with neither gets
 ``[1, log(1 + degree)]`` per node, degrees counted within each graph. Edges
 are stored as unique undirected pairs in both directions per graph,
-self-loops and repeated records dropped (counted in ``dropped``). Class
+self-loops and repeated records dropped (counted in ``dropped``, with edge
+labels and attributes, which are not read: :func:`tu_dropped`). Class
 labels that are not ``0..C-1`` are mapped in sorted order and the mapping
 recorded. A file whose smallest edge id is 0 is read as 0-based.
 """
@@ -96,6 +97,24 @@ def _edges(files: dict, graph: np.ndarray) -> tuple[np.ndarray, dict]:
     return e.reshape(-1, 2), count_dropped(e[:, 0], e[:, 1]) if e.size else {"self_loops": 0, "duplicate_edges": 0}
 
 
+def _edge_values(files: dict) -> dict:
+    """The per-edge files left out: ``edge_labels``, ``edge_attributes`` (real values: ``weights``)."""
+    out = {extra: True for extra in ("edge_labels", "edge_attributes") if extra in files}
+    out["weights"] = "edge_attributes" in files
+    return out
+
+
+def tu_dropped(path: str | Path) -> dict:
+    """What reading the TU collection under ``path`` drops (PyG's ``TUDataset`` drops the same):
+    self-loops and repeated ``i, j`` records of ``_A.txt``, and the per-edge files (:func:`_edge_values`)."""
+    _, files = tu_files(path)
+    table = read_table(files["A"], FMT, "one edge 'i, j' per line")
+    if table.width != 2:
+        table.fail(0, "two node ids 'i, j' per line")
+    e = table.values.reshape(-1, 2)
+    return {**count_dropped(e[:, 0], e[:, 1]), **_edge_values(files)}
+
+
 def _features(files: dict, n: int, pairs: np.ndarray) -> tuple[np.ndarray, str]:
     parts, said = [], []
     if "node_attributes" in files:
@@ -146,9 +165,7 @@ def read_tu(path: str | Path, family: str = "graph_cls") -> Bundle:
         y, mapping = normalise_labels({"y": _one_column(table, "one class per line")}, "graph_cls")
         y, target = np.asarray(y["y"]), "class"
     arrays, counts = collection_arrays(x, both - node_ptr[owner], node_ptr, edge_ptr, y, target=target)
-    for extra in ("edge_labels", "edge_attributes"):
-        if extra in files:
-            dropped[extra] = True
+    dropped.update(_edge_values(files))
     used = [files[k] for k in ("A", "graph_indicator", key, "node_labels", "node_attributes") if k in files]
     notes = {"node_features": described}
     if mapping:

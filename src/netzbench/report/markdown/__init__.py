@@ -5,7 +5,8 @@ of one build and the parameters of the run:
 
 1. protocol (:mod:`.protocol`, after the title and warnings);
 2. results per task (the paper's Table 3 layout: mean ± CI, best per row, CI
-   overlap with the winner), 3. significant differences, 4. node
+   overlap with the winner; the baselines' block and, per task, whether the
+   best GNN beats the best baseline, :mod:`.baselines`), 3. significant differences, 4. node
    classification, paired t and Wilcoxon side by side (Table 2 layout)
    (:mod:`.per_task`);
 5. across tasks: Friedman (textbook and tie-corrected), CD diagram (Figure 3)

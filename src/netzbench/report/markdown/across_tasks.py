@@ -52,6 +52,11 @@ def _scope(facts: ReportFacts) -> list[str]:
                  "the paper's Figure 3, it covers only the models with a result on every task present"
                  + (f" ({', '.join(fr['models'])})." if fr["models"] else "."))
         L.append("")
+    left_out = [m for m in facts.report.models if m in facts.baseline_kinds and m not in facts.report.ranked_models]
+    if left_out:
+        L.append(f"Baselines left out of the across-task analysis (`report.baselines: separate`): "
+                 f"{names(left_out)}; the ranks cover the models under test only. Section 2 compares them per task.")
+        L.append("")
     ranked = [c for c in facts.collapsed if c["task"] in fr["tasks"] and c["model"] in fr["models"]]
     if ranked:
         L.append("**Collapsed cells are ranked at their constant predictor's score** (‡ in section 2): "

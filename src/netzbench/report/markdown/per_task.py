@@ -8,6 +8,7 @@ from ..facts import ReportFacts
 from ..formatting import number, p_value
 from ..series import metric_label
 from ..within_task import TEST_NAMES
+from .baselines import baseline_section, ranked_columns
 from .text import arrow, cell_text, interval_name, overlaps, table, winners
 
 
@@ -15,35 +16,44 @@ BASELINE_NAMES = {"test_majority_acc": "majority class", "test_constant_auc": "c
                   "test_constant_mae": "training mean"}
 
 
+def cell_texts(facts: ReportFacts, task: str, models: list[str]) -> list[str]:
+    """One task's cells of ``models``: mean ± CI, the best of them in bold, † where a CI overlaps the
+    best one's, ‡ when collapsed."""
+    report = facts.report
+    collapsed = {(c["task"], c["model"]) for c in facts.collapsed}
+    cells = {m: r for m, r in facts.nested.get(task, {}).items() if m in models}
+    win = winners(report.task_info[task].direction, cells)
+    out = []
+    for m in models:
+        r = cells.get(m)
+        text = cell_text(r, report.cell_status(task, m), len(report.seeds))
+        if r is not None and m in win:
+            text = f"**{text}**"
+        elif r is not None and r["n_seeds"] > 0 and any(overlaps(r, cells[w]) for w in win):
+            text += " †"
+        if (task, m) in collapsed:
+            text += " ‡"
+        out.append(text)
+    return out
+
+
 def results_per_task(facts: ReportFacts) -> list[str]:
     """Section 2: mean ± CI per cell, best per row in bold, † where a CI overlaps the best one,
-    the constant predictor's score per task and ‡ on collapsed cells."""
+    the constant predictor's score per task and ‡ on collapsed cells; the baselines' block and,
+    per task, the best GNN against the best baseline."""
     report, nested = facts.report, facts.nested
     ci_name = interval_name(report)
-    models = report.models
-    collapsed = {(c["task"], c["model"]): c for c in facts.collapsed}
+    models, headers = ranked_columns(facts)
     L = [f"## 2. Results per task (mean ± {ci_name} CI half-width over seeds)", ""]
     rows = []
     for t in report.tasks:
         info = report.task_info[t]
-        cells = nested.get(t, {})
-        win = winners(info.direction, cells)
-        out = []
-        for m in models:
-            r = cells.get(m)
-            text = cell_text(r, report.cell_status(t, m), len(report.seeds))
-            if r is not None and m in win:
-                text = f"**{text}**"
-            elif r is not None and r["n_seeds"] > 0 and any(overlaps(r, cells[w]) for w in win):
-                text += " †"
-            if (t, m) in collapsed:
-                text += " ‡"
-            out.append(text)
+        out = cell_texts(facts, t, models)
         base = facts.baselines.get(t)
         base_text = f"{number(base['value'])} ({BASELINE_NAMES.get(base['name'], base['name'])})" if base else "n/a"
         rows.append([info.category or "", f"`{t}`", info.family or "", f"{metric_label(info.metric)} "
                      f"{arrow(info.direction)}", base_text] + out)
-    L += table(["category", "task", "kind", "metric", "constant predictor"] + models, rows,
+    L += table(["category", "task", "kind", "metric", "constant predictor"] + headers, rows,
                "lllll" + "r" * len(models))
     clipped = [r for cells in nested.values() for r in cells.values() if r.get("clipped")]
     L += ["", "**Bold**: best mean in the row. †: the cell's confidence interval overlaps the best cell's "
@@ -53,7 +63,9 @@ def results_per_task(facts: ReportFacts) -> list[str]:
           "the cell measures the constant predictor, not the model. *Constant predictor*: what always "
           "predicting the majority test class (accuracy), one score (ROC-AUC) or the training mean (MAE) "
           "scores, averaged over the seeds' test sets. n/a (incompatible): the architecture does not serve the "
-          "task. Compare cells within a row only: metrics differ between rows.", ""]
+          "task. Compare cells within a row only: metrics differ between rows."
+          + (" °: a baseline (`report.baselines: include`: in the table and the ranks like any model)."
+             if report.baseline_mode == "include" and facts.baseline_kinds else ""), ""]
     if clipped:
         L += [f"§: the {ci_name} interval left the metric's range (e.g. above 1 for accuracy or ROC-AUC) and is "
               "shown as [lo, hi] clipped to it (" + "; ".join(f"`{r['task']}` {r['model']}" for r in clipped) +
@@ -61,6 +73,7 @@ def results_per_task(facts: ReportFacts) -> list[str]:
     if facts.collapsed:
         L += ["Collapsed cells: " + "; ".join(f"`{c['task']}` {c['model']} ({c['n_constant']} of {c['n_seeds']} "
                                              "seeds constant)" for c in facts.collapsed) + ".", ""]
+    L += baseline_section(facts, cell_texts)
     L += ["Figures: `plots/dashboard.png` (one panel per research category, as the paper's Figure 2), "
           "`plots/forest.png` (per task, mean and CI per model), `plots/learning_curves.png` (mean ± t-CI per "
           "epoch; ▼ marks the selected epoch).", "",

@@ -40,6 +40,28 @@ def header(facts: ReportFacts) -> list[str]:
     return L
 
 
+def budget_table(report) -> list[str]:
+    """Under ``train.param_budget``: each cell's hidden width and parameter count (from its seeds; a
+    cell whose seeds disagree shows the range), so the reader sees what "equal budget" meant."""
+    rows = []
+    for t in report.tasks:
+        cells = []
+        for m in report.models:
+            seeds = [s for s in (report.cells.get(t, {}).get(m, {}).get("seeds") or {}).values()
+                     if isinstance(s, dict) and s.get("num_params") is not None]
+            if not seeds:
+                cells.append("–")
+                continue
+            widths = sorted({s.get("hidden_channels") for s in seeds if s.get("hidden_channels") is not None})
+            counts = sorted({s["num_params"] for s in seeds})
+            w = "–" if not widths else "/".join(map(str, widths))
+            cells.append(f"{w} ({'/'.join(f'{c:,}' for c in counts)})")
+        rows.append(f"| `{t}` | " + " | ".join(cells) + " |")
+    return ["", "  Hidden width (parameters) per cell under the budget:", "",
+            "  | task | " + " | ".join(report.models) + " |",
+            "  |---|" + "---|" * len(report.models)] + ["  " + r for r in rows] + [""]
+
+
 def protocol(facts: ReportFacts, params: dict) -> list[str]:
     """Section 1: tasks, models, seeds, training, epoch selection and the statistics used (from ``params``)."""
     report = facts.report
@@ -48,27 +70,47 @@ def protocol(facts: ReportFacts, params: dict) -> list[str]:
     pw_name = TEST_NAMES[report.pairwise_method]
     L = ["## 1. Protocol", ""]
     train = params.get("train", {})
-    epochs = train.get("epochs", {})
+    overrides = train.get("epochs") or {}
     task_bits = []
     for t in report.tasks:
         info = report.task_info[t]
         bits = [b for b in (info.category, info.family) if b]
-        if t in epochs:
-            bits.append(f"{epochs[t]} epochs")
+        # what the cells trained (their records: an override or the task's budget), else the override
+        trained = sorted({c["hyperparameters"]["epochs"] for c in report.cells.get(t, {}).values()
+                          if (c.get("hyperparameters") or {}).get("epochs")})
+        trained = trained or ([overrides[t]] if t in overrides else [])
+        if trained:
+            bits.append(f"{'/'.join(map(str, trained))} epochs")
         task_bits.append(f"`{t}` ({', '.join(bits)})" if bits else f"`{t}`")
     L.append(f"- **Tasks** ({n_total}): " + ", ".join(task_bits) + ".")
     roster = list(params.get("models", report.models))
     L.append(f"- **Models** (roster): {', '.join(roster)}"
              + (f"; candidate: **{facts.candidate}**" if facts.candidate else "") + ".")
+    if facts.baseline_kinds:
+        ranked = ("ranked with the models under test" if report.baseline_mode == "include"
+                  else "kept out of the across-task analysis")
+        L.append(f"- **Baselines** (reference points, not models under test): "
+                 f"{', '.join(m for m in report.models if m in facts.baseline_kinds)}; `report.baselines: "
+                 f"{report.baseline_mode}` ({ranked}; section 2 tests the best GNN against the best baseline "
+                 "per task).")
     L.append(f"- **Seeds**: S = {len(report.seeds)} ({', '.join(map(str, report.seeds))}); every (task, model, "
              "seed) trains independently, with its random number generators reset.")
     if train:
-        L.append(f"- **Training**: hidden channels {train.get('hidden_channels')}, Adam, full batch for node- and "
+        width = (f"a budget of {train['param_budget']} parameters per model (each model's hidden width the largest "
+                 "whose parameter count fits it; the run records give width and count per seed)"
+                 if train.get("param_budget") else f"hidden channels {train.get('hidden_channels')}")
+        L.append(f"- **Training**: {width}, Adam, full batch for node- and "
                  "link-level tasks, shuffled mini-batches of 32 (graph classification) and 64 (graph regression) "
                  "graphs; " + "; ".join(f"{fam}: lr {train[fam]['lr']}, weight decay "
                                         f"{train[fam].get('weight_decay', 0)}"
                                         for fam in ("node_cls", "graph_cls", "graph_reg", "link_pred")
                                         if fam in train) + ".")
+        if train.get("param_budget"):
+            L += budget_table(report)
+        if train.get("node_split") == "random":
+            L.append("- **Node splits**: random per seed (20 labelled nodes per class for training, 30 for "
+                     "validation, the rest test; Shchur et al. 2018), the same for every model, instead of the "
+                     "datasets' public splits: the spread across seeds includes the split.")
     if params.get("protocol"):
         switches = resolve(params["protocol"], params.get("protocol_overrides"))
         L.append(f"- **Protocol**: `{params['protocol']}`"

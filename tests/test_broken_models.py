@@ -1,0 +1,115 @@
+"""Broken models never become numbers: metrics refuse non-finite scores, a diverged run stops with
+"diverged at epoch k", a model of the wrong output shape is refused before it trains, and featureless
+graph collections get per-graph degrees."""
+
+from __future__ import annotations
+
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+import torch
+from torch_geometric.datasets import KarateClub
+
+from netzbench import run_benchmark, task_from_dataset
+from netzbench.training import metrics as M
+from netzbench.training.fit import Diverged, OutputShapeError, check_output, features
+
+
+@pytest.mark.parametrize("call", [
+    lambda s, y: M.accuracy(s, y),
+    lambda s, y: M.macro_f1(s, y, 2),
+    lambda s, y: M.roc_auc(s[:, 0], y),
+    lambda s, y: M.average_precision(s[:, 0], y),
+    lambda s, y: M.mae(s[:, 0], y.float()),
+    lambda s, y: M.rmse(s[:, 0], y.float()),
+])
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_metrics_refuse_non_finite_scores(call, bad):
+    y = torch.tensor([0, 1, 1, 0])
+    scores = torch.tensor([[0.1, 0.9], [0.8, 0.2], [0.4, 0.6], [0.3, 0.7]])
+    assert math.isfinite(call(scores, y))  # finite scores are scored
+    scores[2, 0] = bad
+    with pytest.raises(M.NonFiniteScores, match="1 of .* not finite"):
+        call(scores, y)
+
+
+def test_all_nan_scores_are_refused_not_ranked():
+    labels = torch.tensor([1, 1, 0, 0])
+    with pytest.raises(M.NonFiniteScores):
+        M.roc_auc(torch.full((4,), float("nan")), labels)
+
+
+def _karate(epochs=4):
+    return task_from_dataset("karate_broken", "node_cls", KarateClub()[0], epochs=epochs)
+
+
+class NaNWhenEvaluated(torch.nn.Module):
+    """Finite while training (the loss looks fine), NaN outputs in eval mode: only the metrics can see it."""
+
+    task_types = frozenset({"node_cls"})
+
+    def __init__(self, in_channels, hidden_channels, out_channels):
+        super().__init__()
+        self.lin = torch.nn.Linear(in_channels, out_channels)
+
+    def forward(self, x, edge_index):
+        out = self.lin(x)
+        return out if self.training else out * float("nan")
+
+
+def test_nan_at_evaluation_fails_the_seed_with_the_epoch(tmp_path):
+    rep = run_benchmark(models={"EvalNaN": NaNWhenEvaluated}, tasks=[_karate()], seeds=[0, 1], data_root=tmp_path,
+                        progress=False)
+    cell = rep.cells["karate_broken"]["EvalNaN"]
+    assert cell["status"] == "failed"
+    for s in cell["seeds"].values():
+        assert s["error"].startswith("diverged at epoch 1: accuracy: "), s["error"]
+
+
+class WrongWidth(torch.nn.Module):
+    """Three outputs per node where karate has four classes."""
+
+    task_types = frozenset({"node_cls"})
+
+    def __init__(self, in_channels, hidden_channels, out_channels):
+        super().__init__()
+        self.lin = torch.nn.Linear(in_channels, 3)
+
+    def forward(self, x, edge_index):
+        return self.lin(x)
+
+
+def test_wrong_output_width_fails_every_seed_with_the_expected_shape(tmp_path):
+    rep = run_benchmark(models={"Wrong": WrongWidth}, tasks=[_karate()], seeds=[0, 1, 2], data_root=tmp_path,
+                        progress=False)
+    seeds = rep.cells["karate_broken"]["Wrong"]["seeds"]
+    assert {s["status"] for s in seeds.values()} == {"failed"}
+    for s in seeds.values():
+        assert "OutputShapeError" in s["error"] and "[34, 3]" in s["error"] and "[34, 4]" in s["error"], s["error"]
+        assert "history" not in s  # refused before the first optimiser step
+
+
+def test_check_output_and_diverged_carry_what_they_say():
+    check_output(torch.zeros(5, 2), (5, 2), "x")
+    with pytest.raises(OutputShapeError, match=r"shape \[5\]; this task needs \[5, 2\] \(rows\)"):
+        check_output(torch.zeros(5), (5, 2), "rows")
+    err = Diverged("diverged at epoch 3: x", {"train_loss": [1.0, 2.0]}, [1, 2])
+    assert err.history["train_loss"] == [1.0, 2.0] and err.epochs == [1, 2]
+
+
+def test_featureless_collection_degrees_are_per_graph():
+    rng = np.random.default_rng(0)
+    graphs = [nx.gnm_random_graph(n, m, seed=int(rng.integers(1 << 30))) for n, m in ((5, 6), (9, 14), (4, 3), (7, 10))]
+    local = [np.array(list(g.edges()), dtype=np.int64).T.reshape(2, -1) for g in graphs]
+    arrays = {
+        "edge_index": np.concatenate(local, axis=1),
+        "node_ptr": np.concatenate([[0], np.cumsum([g.number_of_nodes() for g in graphs])]),
+        "edge_ptr": np.concatenate([[0], np.cumsum([e.shape[1] for e in local])]),
+    }
+    x = features(arrays).numpy()
+    expected = np.concatenate([[d for _, d in sorted(g.degree())] for g in graphs])
+    assert x.shape == (len(expected), 2)
+    np.testing.assert_allclose(x[:, 1], np.log1p(expected), rtol=1e-6)
+    np.testing.assert_array_equal(x[:, 0], 1.0)
