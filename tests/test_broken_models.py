@@ -113,3 +113,46 @@ def test_featureless_collection_degrees_are_per_graph():
     assert x.shape == (len(expected), 2)
     np.testing.assert_allclose(x[:, 1], np.log1p(expected), rtol=1e-6)
     np.testing.assert_array_equal(x[:, 0], 1.0)
+
+
+LOADERS = '''
+def load(root):
+    raise RuntimeError("boom: file missing")
+
+
+def load_per_seed(root, seed=0):
+    if seed == 1:
+        raise ValueError("no instance for seed 1")
+    from torch_geometric.datasets import KarateClub
+    return KarateClub()[0]
+'''
+
+
+def test_a_raising_loader_names_the_task_and_the_loader(tmp_path, monkeypatch):
+    """At fetch (a plain loader) and at training (a seed-aware one): one line naming task, loader and
+    error, never a traceback; the other seeds of the cell still train."""
+    import json
+
+    import yaml
+    from click.testing import CliRunner
+
+    from netzbench.cli import main
+
+    (tmp_path / "myloaders.py").write_text(LOADERS)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump({
+        "tasks": ["bad", "perseed"], "models": ["GCN"], "seeds": [0, 1],
+        "exec": {"workers": 1, "arithmetic": "native"},
+        "custom_tasks": {"bad": {"loader": "myloaders:load", "family": "node_cls"},
+                         "perseed": {"loader": "myloaders:load_per_seed", "family": "node_cls", "epochs": 2}}}))
+    out = CliRunner().invoke(main, ["fetch", "bad"])
+    assert out.exit_code != 0 and "Traceback" not in out.output
+    assert "custom task 'bad': its loader myloaders:load raised RuntimeError: boom: file missing" in out.output
+    assert CliRunner().invoke(main, ["fetch", "perseed"]).exit_code == 0
+    assert CliRunner().invoke(main, ["train", "perseed", "GCN"]).exit_code == 0
+    seeds = json.loads((tmp_path / "metrics/runs/perseed/GCN.json").read_text())["seeds"]
+    assert seeds["0"]["status"] == "ok"
+    assert seeds["1"]["status"] == "failed"
+    assert seeds["1"]["error"] == ("DataLoadError: task 'perseed', seed 1: loading the data "
+                                   "(myloaders:load_per_seed) raised ValueError: no instance for seed 1")

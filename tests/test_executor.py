@@ -65,6 +65,7 @@ def test_memory_cap_fails_the_seed_not_the_machine(workdir):
                      echo=lambda m: None, progress=False)
     assert rec["seeds"]["0"]["status"] == "failed"
     assert "memory limit" in rec["seeds"]["0"]["error"]
+    assert "()" not in rec["seeds"]["0"]["error"]  # a bare MemoryError has no text to put in parentheses
 
 
 def test_a_crashing_worker_is_retried_then_recorded_and_others_finish(workdir):

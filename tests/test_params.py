@@ -28,7 +28,8 @@ def test_repository_params_are_valid():
     ({"train": {"epochs": {"cora": -3}}}, "train.epochs.cora"),
     ({"seeds": []}, "seeds"),
     ({"seeds": [0, 0]}, "duplicates"),
-    ({"seeds": [-1]}, "non-negative"),
+    ({"seeds": [-1]}, "integers from 0 to 2**63 - 1"),
+    ({"seeds": [0, 2**64]}, "integers from 0 to 2**63 - 1"),  # accepted once, then every seed failed
     ({"train": {"epochs": {"cora": 5}, "node_cls": {"lr": 0}}}, "train.node_cls.lr"),
     ({"train": {"epochs": {"cora": 5}, "link_pred": {"lr": -1e-3}}}, "train.link_pred.lr"),
     ({"tasks": []}, "`tasks`"),
@@ -47,6 +48,21 @@ def test_malformed_values_are_rejected_with_the_key(tmp_path, patch, message):
 def test_model_args_null_means_no_args(tmp_path):
     p = load_params(write(tmp_path, {**BASE, "model": "GAT", "model_args": None}))
     assert p["model_args"] == {}
+
+
+def test_yaml_syntax_error_names_the_file_and_line(tmp_path):
+    bad = tmp_path / "params.yaml"
+    bad.write_text("tasks: [cora\nmodels: {GCN\n")
+    with pytest.raises(ParamsError, match=r"params.yaml: not valid YAML at line \d+, column \d+"):
+        load_params(bad)
+
+
+def test_errors_name_the_params_file_given(tmp_path):
+    other = tmp_path / "other.yaml"
+    other.write_text(yaml.safe_dump({**BASE, "seeds": [0, 0]}))
+    with pytest.raises(ParamsError) as err:
+        load_params(other)
+    assert str(err.value).startswith(f"{other}: `seeds` has duplicates")
 
 
 def test_missing_file_is_a_clear_error(tmp_path):
