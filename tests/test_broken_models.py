@@ -138,21 +138,21 @@ def test_a_raising_loader_names_the_task_and_the_loader(tmp_path, monkeypatch):
 
     from netzbench.cli import main
 
-    (tmp_path / "myloaders.py").write_text(LOADERS)
+    (tmp_path / "brokenloaders.py").write_text(LOADERS)
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     (tmp_path / "params.yaml").write_text(yaml.safe_dump({
         "tasks": ["bad", "perseed"], "models": ["GCN"], "seeds": [0, 1],
         "exec": {"workers": 1, "arithmetic": "native"},
-        "custom_tasks": {"bad": {"loader": "myloaders:load", "family": "node_cls"},
-                         "perseed": {"loader": "myloaders:load_per_seed", "family": "node_cls", "epochs": 2}}}))
+        "custom_tasks": {"bad": {"loader": "brokenloaders:load", "family": "node_cls"},
+                         "perseed": {"loader": "brokenloaders:load_per_seed", "family": "node_cls", "epochs": 2}}}))
     out = CliRunner().invoke(main, ["fetch", "bad"])
     assert out.exit_code != 0 and "Traceback" not in out.output
-    assert "custom task 'bad': its loader myloaders:load raised RuntimeError: boom: file missing" in out.output
+    assert "custom task 'bad': its loader brokenloaders:load raised RuntimeError: boom: file missing" in out.output
     assert CliRunner().invoke(main, ["fetch", "perseed"]).exit_code == 0
     assert CliRunner().invoke(main, ["train", "perseed", "GCN"]).exit_code == 0
     seeds = json.loads((tmp_path / "metrics/runs/perseed/GCN.json").read_text())["seeds"]
     assert seeds["0"]["status"] == "ok"
     assert seeds["1"]["status"] == "failed"
     assert seeds["1"]["error"] == ("DataLoadError: task 'perseed', seed 1: loading the data "
-                                   "(myloaders:load_per_seed) raised ValueError: no instance for seed 1")
+                                   "(brokenloaders:load_per_seed) raised ValueError: no instance for seed 1")
