@@ -78,6 +78,15 @@ def _forget(ids) -> None:
         custom._REGISTERED.pop(tid, None)
 
 
+def _fetch_declared(tid: str, entry: dict, tmp_path: Path) -> tuple[dict, dict]:
+    """Declare ``tid`` as a custom task, fetch it, and forget it again (the catalogue is process-wide)."""
+    custom.register_custom_tasks({tid: entry})
+    try:
+        return _fetch(tid, tmp_path)
+    finally:
+        _forget([tid])
+
+
 def _common(meta: dict, family: str) -> None:
     assert COMMON[family] <= set(meta["counts"]), (family, meta["counts"])
     assert DROPPED_KEYS <= set(meta["dropped"]), meta["dropped"]
@@ -119,11 +128,8 @@ def test_a_catalogue_network_records_counts_dropped_and_raw_hashes(tmp_path, mon
     assert meta["raw_sha256"] == {"fixture.gml": _sha(mirror / "fixture.gml")}
     assert arrays["edge_index"].shape == (2, len(want["pairs"]))  # the arrays hold what the counts say
     # the same file declared as a custom task: the same counts and dropped under the same names
-    custom.register_custom_tasks({"mc_net_declared": {"format": "gml", "path": str(mirror), "family": "link_pred"}})
-    try:
-        declared_meta, _ = _fetch("mc_net_declared", tmp_path)
-    finally:
-        _forget(["mc_net_declared"])
+    declared_meta, _ = _fetch_declared("mc_net_declared", {"format": "gml", "path": str(mirror), "family": "link_pred"},
+                                       tmp_path)
     assert declared_meta["counts"] == counts and declared_meta["dropped"] == meta["dropped"]
     assert declared_meta["raw_sha256"] == meta["raw_sha256"]
 
@@ -182,12 +188,8 @@ def test_a_catalogue_tu_collection_without_node_labels_fetches_with_its_counts(t
 
 def test_a_declared_tu_collection_without_node_labels_fetches_with_the_same_counts(tmp_path):
     written = _write_tu(tmp_path / "raw" / "PLAINMOL")
-    custom.register_custom_tasks({"mc_tu_declared": {"format": "tu", "path": str(tmp_path / "raw"),
-                                                      "family": "graph_cls"}})
-    try:
-        meta, arrays = _fetch("mc_tu_declared", tmp_path)
-    finally:
-        _forget(["mc_tu_declared"])
+    meta, arrays = _fetch_declared("mc_tu_declared", {"format": "tu", "path": str(tmp_path / "raw"),
+                                                      "family": "graph_cls"}, tmp_path)
     _check_collection(meta, arrays, written)
     assert meta["raw_sha256"] == {f"PLAINMOL/{f}": _sha(tmp_path / "raw" / "PLAINMOL" / f) for f in written["files"]}
     assert meta["label_mapping"] == {"0": -1, "1": 1}
@@ -232,12 +234,8 @@ def test_a_catalogue_knowledge_graph_records_triples_per_split(tmp_path, monkeyp
 
 def test_a_declared_knowledge_graph_counts_repeated_triples_as_duplicate_edges(tmp_path):
     written = _write_fb15k(tmp_path / "kg")
-    custom.register_custom_tasks({"mc_kg_declared": {"format": "triples", "path": str(tmp_path / "kg"),
-                                                      "family": "link_pred"}})
-    try:
-        meta, _ = _fetch("mc_kg_declared", tmp_path)
-    finally:
-        _forget(["mc_kg_declared"])
+    meta, _ = _fetch_declared("mc_kg_declared", {"format": "triples", "path": str(tmp_path / "kg"),
+                                                 "family": "link_pred"}, tmp_path)
     _common(meta, "relational")
     unique = {s: len(set(t)) for s, t in written["splits"].items()}
     assert {f"num_{s}_triples": meta["counts"][f"num_{s}_triples"] for s in unique} == \
@@ -257,11 +255,7 @@ def test_a_declared_edge_list_records_counts_dropped_and_raw_hashes(tmp_path):
                                                                          for k, (u, v) in enumerate(records))
     (raw / "roads.csv").write_text(text, newline="")
     (raw / "README.md").write_text("not data\n")
-    custom.register_custom_tasks({"mc_edges": {"format": "edgelist", "path": str(raw), "family": "link_pred"}})
-    try:
-        meta, _ = _fetch("mc_edges", tmp_path)
-    finally:
-        _forget(["mc_edges"])
+    meta, _ = _fetch_declared("mc_edges", {"format": "edgelist", "path": str(raw), "family": "link_pred"}, tmp_path)
     want = _simple(records)
     _common(meta, "link_pred")
     assert meta["counts"]["num_nodes"] == len(want["nodes"]) and meta["counts"]["num_edges"] == len(want["pairs"])
@@ -316,12 +310,8 @@ def test_pyg_s_tudataset_without_x_converts_on_every_route(loaders):
     assert counts["num_graphs"] == 12 and np.allclose(arrays["x"][:, 1], degrees)
     seeded, _ = generate(0, "mc_loaders.loaders:plain_seeded", "graph_cls", str(root / "tu_root"))  # at training
     assert np.array_equal(seeded["x"], arrays["x"]) and np.array_equal(seeded["edge_index"], arrays["edge_index"])
-    custom.register_custom_tasks({"mc_loader_tu": {"loader": "mc_loaders.loaders:plain",
-                                                    "path": str(root / "tu_root"), "family": "graph_cls"}})
-    try:
-        meta, fetched = _fetch("mc_loader_tu", root)  # fetch of a custom task
-    finally:
-        _forget(["mc_loader_tu"])
+    meta, fetched = _fetch_declared("mc_loader_tu", {"loader": "mc_loaders.loaders:plain",  # fetch of a custom task
+                                                     "path": str(root / "tu_root"), "family": "graph_cls"}, root)
     _common(meta, "graph_cls")
     assert meta["counts"]["num_graphs"] == 12
     assert meta["counts"]["num_edges"] == len(_simple(written["records"])["pairs"])
