@@ -304,6 +304,7 @@ def verify(files: tuple[str, ...], against: str | None) -> None:
         raise UserError("give at most two files, or one file and --against")
     ours = files[0] if files else "reports/benchmark.json"
     theirs = files[1] if len(files) == 2 else against
+    theirs_shown = theirs or f"HEAD:{ours}"  # what an error calls the other file
     with tempfile.TemporaryDirectory() as tmp:
         if theirs is None:
             shown = subprocess.run(["git", "show", f"HEAD:{ours}"], capture_output=True)
@@ -313,7 +314,7 @@ def verify(files: tuple[str, ...], against: str | None) -> None:
             theirs = str(Path(tmp) / "published.json")
             Path(theirs).write_bytes(shown.stdout)
         reports = []
-        for path, shown_as in ((ours, ours), (theirs, against or (files[1] if len(files) == 2 else f"HEAD:{ours}"))):
+        for path, shown_as in ((ours, ours), (theirs, theirs_shown)):
             try:
                 reports.append(BenchmarkReport.from_json(path))
             except (ValueError, KeyError, TypeError, OSError) as exc:

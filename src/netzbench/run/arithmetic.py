@@ -37,6 +37,10 @@ class ArithmeticError_(RuntimeError):
     """Portable arithmetic was asked for in a process whose torch already chose other kernels."""
 
 
+#: the variables :func:`configure` set in this process (not the user's own)
+_set_here: set[str] = set()
+
+
 def configure(mode: str) -> None:
     """Set the environment of ``mode`` for torch and the workers this process will start
     (``native`` removes the pins an earlier ``portable`` call in this process set, so a later native
@@ -48,10 +52,6 @@ def configure(mode: str) -> None:
         for name in list(_set_here):
             os.environ.pop(name, None)
         _set_here.clear()
-
-
-#: the variables :func:`configure` set in this process (not the user's own)
-_set_here: set[str] = set()
 
 
 def check(mode: str) -> None:

@@ -96,7 +96,7 @@ def _no_gpu_driver() -> bool:
 def device_type(requested: str) -> str:
     """``resolve_device(requested).type``, without importing torch (about a second of a stage's
     start-up) where no GPU driver is present: then ``auto`` is the CPU."""
-    if requested in ("auto", "cpu") and (requested == "cpu" or _no_gpu_driver()):
+    if requested == "cpu" or (requested == "auto" and _no_gpu_driver()):
         return "cpu"
     return resolve_device(requested).type
 
