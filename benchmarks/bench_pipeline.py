@@ -5,7 +5,9 @@ Runs the quick profile (``netzbench quick``'s workspace, fresh cache) through
 
 - the pipeline's wall time, its training wall time (the union of the seeds'
   start-finish intervals in the run records) and the difference per stage
-  that ran (the goal of issue 17: <= 2 s per stage);
+  that ran (the goal of issue 17: <= 2 s per stage), once with each stage
+  starting its own workers (``NETZBENCH_WARM_S=0``) and once with the warm
+  worker server (the default; any running server is stopped first);
 - a no-op ``dvc repro`` (every stage up to date but the fetch re-checks;
   goal: <= 8 s for the default pipeline) and ``dvc status``;
 - one train stage's command with every seed cached (start-up alone).
@@ -51,22 +53,32 @@ def training_wall(runs: Path) -> float:
     return total
 
 
+def repro_from_nothing(target: Path, warm_s: str) -> dict:
+    """``dvc repro`` of the quick profile in a fresh copy at ``target``, warm server at ``warm_s``."""
+    if target.exists():
+        shutil.rmtree(target)
+    prepare(target)
+    environ = {**env(target), "NETZBENCH_WARM_S": warm_s}
+    wall, out = timed(["dvc", "repro"], target, environ)
+    stages = [line for line in out.splitlines() if line.startswith("Running stage")]
+    train = training_wall(target / "metrics")
+    return {"environ": environ, "wall": wall, "train": train, "stages": len(stages),
+            "per_stage": (wall - train) / max(len(stages), 1)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", default="/tmp/netzbench-bench")
     args = ap.parse_args()
-    target = Path(args.dir)
-    if target.exists():
-        shutil.rmtree(target)
-    prepare(target)
-    environ = env(target)
-    wall, out = timed(["dvc", "repro"], target, environ)
-    stages = [line for line in out.splitlines() if line.startswith("Running stage")]
-    train = training_wall(target / "metrics")
+    subprocess.run(["netzbench", "warm", "--stop"], capture_output=True)  # measure the first stage's start too
     print(f"# quick profile: {len(PROFILE['tasks'])} tasks x {len(PROFILE['models'])} models x "
           f"{len(PROFILE['seeds'])} seeds")
-    print(f"dvc repro: {wall:.1f} s wall, {train:.1f} s training wall, {len(stages)} stages ran: "
-          f"{(wall - train) / max(len(stages), 1):.2f} s per stage besides training")
+    for label, warm_s in (("each stage its own workers (exec.warm_s: 0)", "0"), ("warm server (default)", "60")):
+        target = Path(f"{args.dir}-{warm_s}")
+        got = repro_from_nothing(target, warm_s)
+        print(f"{label}: dvc repro {got['wall']:.1f} s wall, {got['train']:.1f} s training wall, "
+              f"{got['stages']} stages ran: {got['per_stage']:.2f} s per stage besides training")
+    environ = got["environ"]
     subprocess.run(["git", "add", "-A"], cwd=target, env=environ, check=True, capture_output=True)
     subprocess.run(["git", "commit", "-qm", "results"], cwd=target, env=environ, check=True, capture_output=True)
     noop, out = timed(["dvc", "repro"], target, environ)

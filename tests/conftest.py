@@ -16,6 +16,13 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def _no_warm_server(monkeypatch):
+    """No warm worker server unless a test asks for one (tests/test_warm.py): each test's own cache
+    directory is a new environment, hence a new server that would linger after the test."""
+    monkeypatch.setenv("NETZBENCH_WARM_S", "0")
+
+
+@pytest.fixture(autouse=True)
 def _arithmetic_environment(monkeypatch):
     """A command line run in this process under ``exec.arithmetic: portable`` sets the kernel
     variables in ``os.environ``; undo that after each test so no test depends on the order."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from netzbench.params import DEFAULTS, merge, validate
@@ -26,3 +27,69 @@ def write_package(root: Path, name: str, modules: dict[str, str]) -> Path:
     for module, source in modules.items():
         (package / f"{module}.py").write_text(source)
     return package
+
+
+#: Source of a module of link-prediction models that misbehave on purpose (a linear layer each),
+#: for the executor tests: ``write_package(root, name, {"models": MISBEHAVING_MODELS})``.
+MISBEHAVING_MODELS = textwrap.dedent("""
+    import os
+    import time
+
+    import torch
+
+    class Linear(torch.nn.Module):
+        task_types = {"link_pred"}
+        node_encoder = True
+        def __init__(self, i, h, o):
+            super().__init__()
+            self.lin = torch.nn.Linear(i, o)
+        def forward(self, x, edge_index):
+            return self.lin(x)
+
+    class SlowOnSeedOne(Linear):
+        '''Sleeps forever in forward when the run seed is 1 (torch.initial_seed() == 1).'''
+        def forward(self, x, edge_index):
+            if torch.initial_seed() == 1:
+                time.sleep(600)
+            return self.lin(x)
+
+    class CrashOnSeedOne(Linear):
+        def forward(self, x, edge_index):
+            if torch.initial_seed() == 1:
+                os._exit(137)  # as if the kernel had killed the process
+            return self.lin(x)
+
+    class Hungry(Linear):
+        def forward(self, x, edge_index):
+            big = torch.ones(1024, 1024, 1024)  # 4 GiB
+            return self.lin(x) + big[0, 0, 0]
+
+    class SlowEpochs(Linear):
+        '''Every forward pass takes a fifth of a second.'''
+        def forward(self, x, edge_index):
+            time.sleep(0.2)
+            return self.lin(x)
+
+    class Chatty(Linear):
+        def forward(self, x, edge_index):
+            import sys
+            print("a word from the model", file=sys.stderr, flush=True)
+            return self.lin(x)
+
+    class Exploding(Linear):
+        def forward(self, x, edge_index):
+            raise RuntimeError("boom in forward")
+""")
+
+
+def misbehaving_workdir(tmp_path: Path, monkeypatch, package: str) -> Path:
+    """``tmp_path`` as the working directory, Random TSP fetched into ``data/``, and
+    :data:`MISBEHAVING_MODELS` importable as ``<package>.models`` (a name per test module: an
+    imported module stays in ``sys.modules``)."""
+    from netzbench.catalog.data import fetch_task
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    write_package(tmp_path, package, {"models": MISBEHAVING_MODELS})
+    fetch_task("random_tsp", make_params(), "data", echo=lambda m: None)
+    return tmp_path

@@ -321,3 +321,19 @@ def test_a_recheck_with_the_same_raw_bytes_neither_processes_nor_rewrites(tmp_pa
         (tmp_path / "data" / "cora" / "meta.json").read_text().replace('"license"', '"license_"', 1))
     fetch("cora", tmp_path)
     assert calls and '"license_"' not in (tmp_path / "data" / "cora" / "meta.json").read_text()
+
+
+def test_a_recheck_of_a_builtin_dataset_does_not_process_until_the_package_changes(tmp_path, monkeypatch):
+    """Karate ships inside PyG: a re-check reads PyG's version, not PyG (importing it costs seconds)."""
+    import os
+
+    first = fetch("karate", tmp_path)
+    graph = tmp_path / "data" / "karate" / "graph.npz"
+    stamp = os.stat(graph).st_mtime_ns
+    calls = []
+    real = catdata.import_ref
+    monkeypatch.setattr(catdata, "import_ref", lambda ref: calls.append(ref) or real(ref))
+    assert fetch("karate", tmp_path) == first and calls == [] and os.stat(graph).st_mtime_ns == stamp
+    # another PyG release could ship other bytes: built again
+    monkeypatch.setattr(catdata, "_builtin_source", lambda: {"torch_geometric": "99.0"})
+    assert fetch("karate", tmp_path)["counts"] == first["counts"] and calls == ["netzbench.catalog.loaders:karate"]

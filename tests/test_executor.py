@@ -1,52 +1,16 @@
 """Limits, crashes and progress of the local executor: one bad seed never stops the sweep."""
 
-import textwrap
-
 import pytest
 
-from netzbench.catalog.data import fetch_task
 from netzbench.params import ParamsError
 from netzbench.run.execute import train_cell
 
-from helpers import make_params, write_package
-
-MODELS = textwrap.dedent("""
-    import os
-    import torch
-
-    class SlowOnSeedOne(torch.nn.Module):
-        '''Sleeps forever in forward when the run seed is 1 (torch.initial_seed() == 1).'''
-        task_types = {"link_pred"}
-        node_encoder = True
-        def __init__(self, i, h, o):
-            super().__init__()
-            self.lin = torch.nn.Linear(i, o)
-        def forward(self, x, edge_index):
-            if torch.initial_seed() == 1:
-                import time
-                time.sleep(600)
-            return self.lin(x)
-
-    class CrashOnSeedOne(SlowOnSeedOne):
-        def forward(self, x, edge_index):
-            if torch.initial_seed() == 1:
-                os._exit(137)  # as if the kernel had killed the process
-            return self.lin(x)
-
-    class Hungry(SlowOnSeedOne):
-        def forward(self, x, edge_index):
-            big = torch.ones(1024, 1024, 1024)  # 4 GiB
-            return self.lin(x) + big[0, 0, 0]
-""")
+from helpers import make_params, misbehaving_workdir
 
 
 @pytest.fixture
 def workdir(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    write_package(tmp_path, "lab", {"models": MODELS})
-    fetch_task("random_tsp", make_params(), "data", echo=lambda m: None)
-    return tmp_path
+    return misbehaving_workdir(tmp_path, monkeypatch, "lab")
 
 
 def test_timeout_stops_the_seed_and_the_sweep_goes_on(workdir):

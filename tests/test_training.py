@@ -11,7 +11,7 @@ from netzbench.catalog.data import fetch_task
 from netzbench.records import read_record, validate_record
 from netzbench.run.execute import train_cell
 
-from helpers import REPO, make_params, write_package
+from helpers import MISBEHAVING_MODELS, REPO, make_params, write_package
 
 
 @pytest.fixture
@@ -80,17 +80,7 @@ def test_record_contents(workdir):
 
 
 def test_failing_seed_is_recorded_not_raised(workdir):
-    write_package(workdir, "badpkg", {"models": textwrap.dedent("""
-        import torch
-        class Exploding(torch.nn.Module):
-            task_types = {"link_pred"}
-            node_encoder = True
-            def __init__(self, i, h, o):
-                super().__init__()
-                self.lin = torch.nn.Linear(i, o)
-            def forward(self, x, edge_index):
-                raise RuntimeError("boom in forward")
-    """)})
+    write_package(workdir, "badpkg", {"models": MISBEHAVING_MODELS})
     p = make_params(tasks=["random_tsp"], seeds=[0, 1])
     _fetch("random_tsp", p)
     rec = train_cell("random_tsp", "badpkg.models:Exploding", p, "f.json", role="candidate",

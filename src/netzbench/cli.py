@@ -269,6 +269,22 @@ def quick(target: str) -> None:
 
 
 @main.command()
+@click.option("--stop", is_flag=True, help="Ask them to leave now instead of after exec.warm_s idle seconds.")
+def warm(stop: bool) -> None:
+    """List (or --stop) the warm worker servers that serve training stages their seed processes."""
+    from .run.warm import servers, stop_servers
+
+    if stop:
+        _echo(f"asked {stop_servers()} warm server(s) to leave")
+        return
+    found = servers()
+    for fp, pid in found:
+        click.echo(f"{fp}  pid {pid}")
+    if not found:
+        _echo("no warm server is running")
+
+
+@main.command()
 @click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
 def report(params_path: str) -> None:
     """Build the statistical report from the run records of the roster in params.yaml."""

@@ -49,7 +49,7 @@ DEFAULTS: dict[str, Any] = {
     },
     "search": {"space": {}, "method": "grid", "n": None, "seed": 0},
     "exec": {"workers": None, "device": "auto", "threads": 1, "timeout_s": None, "max_rss_gb": None,
-             "executor": "local", "ray_address": None, "arithmetic": "portable"},
+             "executor": "local", "ray_address": None, "arithmetic": "portable", "warm_s": 60},
     "data": {"mirror": None, "on_missing": "skip"},
     "report": {
         "alpha": 0.05,
@@ -231,6 +231,9 @@ def validate(params: dict) -> dict:
         v = ex.get(key)
         if v is not None and (not _is_number(v) or v <= 0):
             raise ParamsError(f"params.yaml: `exec.{key}` must be null (no limit) or a number > 0, got {v!r}")
+    warm = ex.get("warm_s")
+    if not _is_number(warm) or warm < 0:
+        raise ParamsError(f"params.yaml: `exec.warm_s` must be a number of seconds >= 0 (0: no warm server), got {warm!r}")
     if ex.get("executor") not in EXECUTORS:
         raise ParamsError(f"params.yaml: `exec.executor` must be one of {list(EXECUTORS)}, got {ex.get('executor')!r}")
     if ex.get("arithmetic") not in ARITHMETIC:

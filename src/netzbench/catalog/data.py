@@ -98,6 +98,14 @@ def _fingerprint(meta: dict, raw_sha: dict, fmt: str, processor: str) -> str:
     return hashlib.sha256(json.dumps([spec, raw_sha, fmt, processor, code], sort_keys=True).encode()).hexdigest()
 
 
+def _builtin_source() -> dict:
+    """What a builtin dataset's bytes come from: the installed PyG, which ships them (read from its
+    metadata: importing it would cost a re-check about 3 s)."""
+    from importlib.metadata import version
+
+    return {"torch_geometric": version("torch_geometric")}
+
+
 def _state_file(out: Path) -> Path:
     """Where the fingerprint of ``out``'s last processing is kept (outside DVC's outputs)."""
     import hashlib
@@ -223,7 +231,8 @@ def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: di
         else:
             origin = "builtin"
         if meta.get("status") != "unavailable":
-            fingerprint = _fingerprint(meta, raw_sha, fmt, ds.processor) if ds.needs_download else None
+            source = raw_sha if ds.needs_download else _builtin_source()
+            fingerprint = _fingerprint(meta, source, fmt, ds.processor)
             state = _state_file(out)
             if (fingerprint is not None and previous is not None and previous.get("raw_sha256") == raw_sha
                     and state.is_file() and state.read_text(encoding="utf-8") == f"{fingerprint} {data_hash(out)}"):

@@ -121,8 +121,9 @@ def run_plans(plans: list[CellPlan], params: dict, *, echo=print, progress: bool
             run_inprocess(batch, on_result, report)
         else:
             from .pool import run_jobs
+            from .warm import idle_seconds
 
-            run_jobs(batch, n_workers, on_result, report)
+            run_jobs(batch, n_workers, on_result, report, warm_s=idle_seconds(params["exec"]))
 
     try:
         mine, theirs = [], []  # seeds this process trains; seeds another process is training right now

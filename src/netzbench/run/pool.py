@@ -1,8 +1,10 @@
 """The local executor: a process pool on this machine, with limits, crash retries and progress.
 
 - Each job runs in a fresh worker process forked from a server that has
-  torch preloaded (``forkserver``), pinned to ``exec.threads`` intra-op
-  threads, so results do not depend on how many run at once.
+  torch preloaded, pinned to ``exec.threads`` intra-op threads, so results
+  do not depend on how many run at once. The server is the warm one shared
+  by the stages of a pipeline (:mod:`.warm`, ``exec.warm_s``) or, with that
+  off or unavailable, this process's own ``forkserver``.
 - ``exec.timeout_s`` stops a job (SIGALRM in the worker) and ``exec.max_rss_gb``
   caps its memory (``RLIMIT_DATA``: an allocation past it fails instead of
   waking the kernel's OOM killer); either way the job is recorded as
@@ -20,6 +22,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import queue as queue_mod
+import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -51,10 +54,10 @@ def pool_context():
     return ctx if env == _arithmetic_env() else multiprocessing.get_context("spawn")
 
 
-def _died(job: dict, attempts: int, exc: BaseException) -> dict:
+def died_result(attempts: int) -> dict:
+    """The result of a job whose worker process died on every attempt."""
     return {"status": "failed", "seconds": 0.0,
-            "error": f"worker process died {attempts} time(s) ({type(exc).__name__}: {exc}); "
-                     "killed by the system (out of memory?) or crashed"}
+            "error": f"worker process died {attempts} time(s); killed by the system (out of memory?) or crashed"}
 
 
 class _ProgressPump:
@@ -81,15 +84,27 @@ class _ProgressPump:
         self.queue.close()
 
 
-def run_jobs(jobs: list[dict], workers: int, on_result, on_epochs=None) -> None:
+def run_jobs(jobs: list[dict], workers: int, on_result, on_epochs=None, *, warm_s: float = 0.0) -> None:
     """Run ``jobs`` on ``workers`` processes; ``on_result(job, result)`` as each ends,
-    ``on_epochs(job_index, epochs_done)`` as workers progress."""
+    ``on_epochs(job_index, epochs_done)`` as workers progress. With ``warm_s`` > 0 the processes
+    are children of the warm server (:mod:`.warm`, kept ``warm_s`` seconds after its last seed);
+    jobs it cannot take run in this process's own pool."""
     if not jobs:
         return
-    ctx = pool_context()
-    pump = _ProgressPump(ctx, on_epochs) if on_epochs is not None else None
     for i, job in enumerate(jobs):
         job["job_index"] = i
+    if warm_s > 0:
+        from .warm import WarmUnavailable, run_jobs_warm
+
+        huge_page_allocations()  # the server's environment, like the forkserver's
+        try:
+            jobs = run_jobs_warm(jobs, min(workers, len(jobs)), warm_s, on_result, on_epochs)
+        except WarmUnavailable as exc:
+            print(f"netzbench: no warm worker server ({exc}); starting this stage's own workers", file=sys.stderr)
+        if not jobs:
+            return
+    ctx = pool_context()
+    pump = _ProgressPump(ctx, on_epochs) if on_epochs is not None else None
     try:
         broken = _run_pool(jobs, min(workers, len(jobs)), on_result, ctx, pump)
         attempts = {id(j): 1 for j in broken}
@@ -99,7 +114,7 @@ def run_jobs(jobs: list[dict], workers: int, on_result, on_epochs=None) -> None:
             if again:
                 attempts[id(job)] += 1
                 if attempts[id(job)] > MAX_RETRIES:
-                    on_result(job, _died(job, attempts[id(job)], BrokenProcessPool("worker died")))
+                    on_result(job, died_result(attempts[id(job)]))
                 else:
                     broken.append(job)
     finally:

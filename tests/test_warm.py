@@ -1,0 +1,185 @@
+"""The warm worker server: seeds forked from one process that imported torch once, across stages.
+
+Every test here turns the server on (the suite's default is off, so that each test's own cache
+directory does not leave a server behind) and stops the servers it started.
+"""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from netzbench.run import warm
+from netzbench.run.execute import train_cell
+
+from helpers import make_params, misbehaving_workdir
+
+def _wait(condition, timeout=30.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie (exited, not yet reaped by its parent) counts as gone
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.fixture
+def warm_on(monkeypatch):
+    """Servers on (5 s idle) for this test; every server it started is stopped afterwards."""
+    monkeypatch.setenv("NETZBENCH_WARM_S", "5")
+    before = {pid for _, pid in warm.servers()}
+    yield
+    for _, pid in warm.servers():
+        if pid not in before:
+            os.kill(pid, signal.SIGTERM)
+            _wait(lambda: not _alive(pid), 10)
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    return misbehaving_workdir(tmp_path, monkeypatch, "warmlab")
+
+
+def _histories(record: dict) -> dict:
+    return {seed: r["history"] for seed, r in record["seeds"].items()}
+
+
+def test_warm_children_train_what_the_pool_trains(workdir, warm_on, tmp_path_factory, monkeypatch):
+    p = make_params(seeds=[0, 1, 2], train={"epochs": {"random_tsp": 6}}, exec={"workers": 2})
+    warm_rec = train_cell("random_tsp", "GCN", p, "w.json", echo=lambda m: None, progress=False)
+    assert warm.servers(), "the cell did not start a warm server"
+    monkeypatch.setenv("NETZBENCH_WARM_S", "0")
+    monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path_factory.mktemp("pool-cache")))  # train again
+    pool_rec = train_cell("random_tsp", "GCN", p, "p.json", echo=lambda m: None, progress=False)
+    assert not any(r.get("cached") for r in pool_rec["seeds"].values())
+    assert all(r["status"] == "ok" for r in warm_rec["seeds"].values())
+    assert _histories(warm_rec) == _histories(pool_rec)
+
+
+def test_the_next_stage_reuses_the_server_and_another_environment_gets_its_own(workdir, warm_on, monkeypatch):
+    p = make_params(seeds=[0], train={"epochs": {"random_tsp": 2}}, exec={"workers": 1})
+    train_cell("random_tsp", "GCN", p, "a.json", echo=lambda m: None, progress=False)
+    fp = warm.fingerprint()
+    first = dict(warm.servers())[fp]
+    train_cell("random_tsp", "GIN", p, "b.json", echo=lambda m: None, progress=False)
+    assert dict(warm.servers())[fp] == first  # the same server forked GIN's seed
+    monkeypatch.setenv("NETZBENCH_SOME_SETTING", "another value")  # a worker would see another environment
+    train_cell("random_tsp", "GraphSAGE", p, "c.json", echo=lambda m: None, progress=False)
+    other = warm.fingerprint()
+    assert other != fp and dict(warm.servers())[other] != first
+
+
+def test_an_idle_server_leaves_and_tidies_up(workdir):
+    sock = warm.ensure_server(2)
+    pid = dict(warm.servers())[warm.fingerprint()]
+    assert _wait(lambda: not _alive(pid)), "the server stayed past its idle time"
+    assert not sock.exists() and not sock.with_suffix(".pid").exists()
+
+
+def test_a_child_whose_client_is_gone_stops(workdir, warm_on):
+    """A stage killed mid-seed: its child stops at the next epoch instead of training on."""
+    from netzbench.run.arithmetic import configure as configure_arithmetic
+    from netzbench.run.plan import plan_cell
+
+    p = make_params(seeds=[0], train={"epochs": {"random_tsp": 500}}, exec={"workers": 1})
+    plan = plan_cell("random_tsp", "warmlab.models:SlowEpochs", p, role="candidate", echo=lambda m: None)
+    job = plan.jobs[0]
+    configure_arithmetic(p["exec"]["arithmetic"])  # as run_plans does before it asks for a server
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.connect(str(warm.ensure_server(5)))
+    kind, child = warm._recv(conn)
+    assert kind == "started"
+    socket.send_fds(conn, [b"f"], [1, 2])
+    warm._send(conn, job)
+    first = warm._recv(conn)
+    assert first[0] == "epoch", first
+    conn.close()
+    assert _wait(lambda: not _alive(child)), "the child trained on without a client"
+
+
+def test_progress_arrives_from_warm_children(workdir, warm_on, capsys):
+    p = make_params(seeds=[0, 1], train={"epochs": {"random_tsp": 3}}, exec={"workers": 2})
+    rec = train_cell("random_tsp", "warmlab.models:SlowEpochs", p, "s.json", role="candidate",
+                     echo=lambda m: None, progress=True)
+    assert {r["status"] for r in rec["seeds"].values()} == {"ok"}
+    assert "6/6" in capsys.readouterr().err
+
+
+def test_what_a_seed_prints_reaches_the_stage(workdir, warm_on, capfd):
+    p = make_params(seeds=[0], train={"epochs": {"random_tsp": 2}}, exec={"workers": 1})
+    rec = train_cell("random_tsp", "warmlab.models:Chatty", p, "h.json", role="candidate",
+                     echo=lambda m: None, progress=False)
+    assert rec["seeds"]["0"]["status"] == "ok"
+    assert "a word from the model" in capfd.readouterr().err
+
+
+def test_a_dying_child_is_retried_then_recorded_and_a_timeout_applies(workdir, warm_on):
+    p = make_params(seeds=[0, 1, 2], train={"epochs": {"random_tsp": 3}}, exec={"workers": 2})
+    rec = train_cell("random_tsp", "warmlab.models:CrashOnSeedOne", p, "c.json", role="candidate",
+                     echo=lambda m: None, progress=False)
+    assert rec["seeds"]["1"]["status"] == "failed" and "died 3 time(s)" in rec["seeds"]["1"]["error"]
+    assert rec["seeds"]["0"]["status"] == rec["seeds"]["2"]["status"] == "ok"
+    p = make_params(seeds=[0], train={"epochs": {"random_tsp": 500}}, exec={"workers": 1, "timeout_s": 2})
+    rec = train_cell("random_tsp", "warmlab.models:SlowEpochs", p, "t.json", role="candidate",
+                     echo=lambda m: None, progress=False)
+    assert rec["seeds"]["0"]["status"] == "failed" and "timeout" in rec["seeds"]["0"]["error"]
+
+
+def test_without_a_server_the_stage_starts_its_own_workers(workdir, warm_on, monkeypatch, capsys):
+    def refuse():
+        raise warm.WarmUnavailable("no private directory here")
+
+    monkeypatch.setattr(warm, "runtime_dir", refuse)
+    p = make_params(seeds=[0], train={"epochs": {"random_tsp": 2}}, exec={"workers": 1})
+    rec = train_cell("random_tsp", "GCN", p, "f.json", echo=lambda m: None, progress=False)
+    assert rec["seeds"]["0"]["status"] == "ok"
+    assert "no warm worker server (no private directory here)" in capsys.readouterr().err
+
+
+def test_the_command_line_lists_and_stops_servers(workdir, warm_on):
+    warm.ensure_server(30)
+    env = {**os.environ, "NETZBENCH_WARM_S": "30"}
+    cli = str(Path(sys.executable).parent / "netzbench")
+    listed = subprocess.run([cli, "warm"], capture_output=True, text=True, env=env, check=True).stdout
+    pid = dict(warm.servers())[warm.fingerprint()]
+    assert f"pid {pid}" in listed
+    stopped = subprocess.run([cli, "warm", "--stop"], capture_output=True, text=True, env=env, check=True)
+    assert "asked" in stopped.stderr
+    assert _wait(lambda: not _alive(pid))
+
+
+@pytest.mark.parametrize("value, message", [(-1, "exec.warm_s"), ("soon", "exec.warm_s")])
+def test_bad_warm_values(value, message):
+    from netzbench.params import ParamsError
+
+    with pytest.raises(ParamsError, match=message):
+        make_params(exec={"warm_s": value})
+
+
+def test_a_bad_environment_value_is_named(monkeypatch):
+    from netzbench.params import ParamsError
+
+    monkeypatch.setenv("NETZBENCH_WARM_S", "a while")
+    with pytest.raises(ParamsError, match="NETZBENCH_WARM_S"):
+        warm.idle_seconds({"warm_s": 60})
+    monkeypatch.delenv("NETZBENCH_WARM_S")
+    assert warm.idle_seconds({"warm_s": 60}) == 60 and warm.idle_seconds({"warm_s": 0}) == 0
+    assert warm.idle_seconds({}) == warm.DEFAULT_IDLE_S  # params without the key
