@@ -62,3 +62,29 @@ def test_datasets_command_json(mirror):
     assert by_id["pubmed"]["obtainable"] == "not in mirror"  # ind.pubmed.allx is missing
     assert by_id["random_tsp"]["obtainable"] == "synthetic"
     assert by_id["synthetic_triangles"]["in_paper"] is False
+
+
+def test_datasets_table_shows_size_and_license_in_aligned_columns(tmp_path, monkeypatch):
+    """Every column starts where its header does, however long an id is; size comes from data/<id>/."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data" / "karate").mkdir(parents=True)
+    (tmp_path / "data" / "karate" / "meta.json").write_text(json.dumps({"counts": {"num_nodes": 34, "num_edges": 78}}))
+    out = CliRunner().invoke(main, ["datasets"])
+    assert out.exit_code == 0, out.output
+    header, _, *rows = out.output.splitlines()
+    rows = rows[: len(DATASETS)]
+    starts = {name: header.index(name) for name in ("size", "license", "obtainable", "source")}
+    for row in rows:
+        for name, at in starts.items():
+            assert row[at - 2: at] == "  " and row[at] != " ", (name, row)
+    karate = next(r for r in rows if r.startswith("karate "))
+    assert "34 nodes, 78 edges" in karate and "public domain" in karate
+
+
+def test_tasks_table_columns_line_up(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = CliRunner().invoke(main, ["tasks"])
+    header, _, *rows = out.output.splitlines()
+    at = header.index("download")
+    assert all(r[at:].strip() in ("yes", "no") and r[at - 2: at] == "  " for r in rows if r and not r.startswith("*"))
+    assert max(len(r.split()[0]) for r in rows if r) > 16  # ids that used to push the columns out of line

@@ -368,13 +368,10 @@ def tasks_cmd(as_json: bool, params_path: str) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
-    header = f"{'id':<16} {'category':<14} {'family':<10} {'dataset':<14} {'epochs':>6}  download"
-    click.echo(header)
-    click.echo("-" * len(header))
-    for r in rows:
-        mark = "*" if r["epochs_source"] == "params" else " "
-        click.echo(f"{r['id']:<16} {r['category']:<14} {r['family']:<10} {r['dataset']:<14} "
-                   f"{r['epochs']:>6}{mark} {'yes' if r['needs_download'] else 'no'}")
+    _print_table(["id", "category", "family", "dataset", "epochs", "download"],
+                 [[r["id"], r["category"], r["family"], r["dataset"],
+                   f"{r['epochs']}{'*' if r['epochs_source'] == 'params' else ' '}",
+                   "yes" if r["needs_download"] else "no"] for r in rows], right=frozenset({4}))
     if any(r["epochs_source"] == "params" for r in rows):
         click.echo(f"* epochs from `train.epochs` in {params_path} (the others: the catalogue's budget)")
 
@@ -421,15 +418,45 @@ def datasets_cmd(as_json: bool, mirror: str | None) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
-    header = f"{'id':<22} {'category':<14} {'families':<20} {'obtainable':<14} {'paper':<5}  source"
-    click.echo(header)
-    click.echo("-" * (len(header) + 20))
-    for r in rows:
-        src = r["sources"][0]["url"] if r["sources"] else "-"
-        click.echo(f"{r['id']:<22} {r['category']:<14} {','.join(r['families']):<20} {r['obtainable']:<14} "
-                   f"{'yes' if r['in_paper'] else 'extra':<5}  {src}")
+    _print_table(["id", "category", "families", "size", "license", "obtainable", "paper", "source"],
+                 [[r["id"], r["category"], ",".join(r["families"]), _size(r["size"]), _short(r["license"], 32),
+                   r["obtainable"], "yes" if r["in_paper"] else "extra",
+                   r["sources"][0]["url"] if r["sources"] else "-"] for r in rows])
     n_paper = sum(r["in_paper"] for r in rows)
-    click.echo(f"\n{n_paper} datasets of the paper's catalogue, {len(rows) - n_paper} extra")
+    click.echo(f"\n{n_paper} datasets of the paper's catalogue, {len(rows) - n_paper} extra; "
+               "size: of the processed data in data/<id>/ (- until `netzbench fetch`); --json for full licenses")
+
+
+def _print_table(header: list[str], rows: list[list[str]], right: frozenset[int] = frozenset()) -> None:
+    """Columns as wide as their longest cell (``right``: right-aligned column indices); the last is not padded."""
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+
+    def line(cells) -> str:
+        out = [str(c).rjust(w) if i in right else str(c).ljust(w) for i, (c, w) in enumerate(zip(cells, widths))]
+        out[-1] = out[-1].rstrip() if len(header) - 1 not in right else out[-1]
+        return "  ".join(out).rstrip()
+
+    click.echo(line(header))
+    click.echo("-" * len(line(header)))
+    for row in rows:
+        click.echo(line(row))
+
+
+def _size(counts: dict | None) -> str:
+    """``2708 nodes, 5278 edges`` / ``188 graphs`` from a meta.json's counts; ``-`` if not fetched."""
+    if not counts:
+        return "-"
+    for key, unit in (("num_graphs", "graphs"), ("num_nodes", "nodes")):
+        if key in counts:
+            text = f"{counts[key]} {unit}"
+            if unit == "nodes" and "num_edges" in counts:
+                text += f", {counts['num_edges']} edges"
+            return text
+    return "-"
+
+
+def _short(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 if __name__ == "__main__":  # pragma: no cover
