@@ -335,12 +335,42 @@ def test_pairwise_grid_one_panel_per_task():
         p, d = _pairwise_inputs(k)
         mats[t] = (_models(k), p, d)
     fig = P.plot_pairwise_grid(mats, title="grid")
-    titled = [ax for ax in fig.axes if ax.get_title().split("\n")[0] in mats]
+    titled = [ax for ax in fig.axes if ax.get_title() in mats]
     assert len(titled) == 3
-    assert len(fig.axes) == 3 * 3  # each panel: matrix + two colour bars
+    assert len(fig.axes) == 3 + 2  # the panels + one shared pair of colour bars
+    assert len(_colorbar_axes(fig)) == 2
+    # the evidence scale is shared (-log10 p compares across tasks); Δμ is coloured relative to each panel's
+    # largest |Δμ| (metric units do not compare across tasks), so every panel reaches the bar's ends
+    evidence = [ax.images[0] for ax in titled]
+    assert len({im.norm.vmax for im in evidence}) == 1
+    assert all(np.nanmax(np.abs(ax.images[1].get_array())) == pytest.approx(1.0) for ax in titled)
     _draw(fig)
     with pytest.raises(ValueError):
         P.plot_pairwise_grid({})
+
+
+def _colorbar_axes(fig) -> list:
+    return [ax for ax in fig.axes if ax.get_label() == "<colorbar>"]
+
+
+def test_pairwise_grid_is_compact():
+    p, d = _pairwise_inputs(4)
+    sizes = {}
+    for n in (1, 2, 3, 4, 6, 9):
+        fig = P.plot_pairwise_grid({f"task{i}": (_models(4), p, d) for i in range(n)}, title="grid")
+        assert len(fig.axes) == n + 2 and len(_colorbar_axes(fig)) == 2  # constant in the number of panels
+        sizes[n] = tuple(fig.get_size_inches())
+        # the panels (cells, names, titles) and the colour bars fill the figure: no empty column or gap
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        used = sum(b.width * b.height for b in (ax.get_tightbbox(renderer) for ax in fig.axes))
+        assert used / (fig.bbox.width * fig.bbox.height) > 0.8, n
+    # the figure grows with the columns and the rows of panels, and only with them
+    assert sizes[1][0] < sizes[2][0] < sizes[3][0] == sizes[6][0] == sizes[9][0]
+    assert sizes[4][0] == sizes[2][0]  # 2 x 2
+    assert sizes[1][1] == sizes[2][1] == sizes[3][1] < sizes[4][1] == sizes[6][1] < sizes[9][1]
+    # per panel about what its 4 x 4 cells and labels need (0.62 in a cell), not 2.5 in of colour bars
+    assert (sizes[9][0] - sizes[1][0]) / 2 < 4 * 0.62 + 1.6
 
 
 def test_dashboard_panels_best_and_missing():

@@ -410,10 +410,10 @@ class BenchmarkReport:
         """Grouped bars: mean ± CI (current ``ci_method``) per model, one panel per task with results."""
         return _figures().cells.bars_figure(self)
 
-    def plot_forest(self):
+    def plot_forest(self, candidate: str | None = None):
         """Forest plot: one panel per task with results, one row per model, dot = mean, line = CI;
-        best highlighted."""
-        return _figures().cells.forest_figure(self)
+        best highlighted, and the ``candidate`` model (if given) marked."""
+        return _figures().cells.forest_figure(self, candidate)
 
     def plot_pairwise(self, layout: str = "matrix", task: str | None = None, method: str | None = None):
         """Pairwise comparisons of the current (or given) ``method``, Holm-adjusted.
@@ -425,8 +425,8 @@ class BenchmarkReport:
         return _figures().pairwise.pairwise_figure(self, layout, task, method)
 
     def plot_critical_difference(self, aggregation: str = "uniform", *, models: Sequence[str] | None = None,
-                                 groups=None, weights=None, title: str | None = None):
-        """Demšar CD diagram over the complete models.
+                                 groups=None, weights=None, title: str | None = None, candidate: str | None = None):
+        """Demšar CD diagram over the complete models (the ``candidate`` model, if given, marked).
 
         ``uniform``: mean ranks, Friedman result, cliques of ``posthoc_method`` (Nemenyi: with the CD
         bar; Wilcoxon–Holm: without).  Other aggregations: the weighted mean ranks drawn as
@@ -435,7 +435,7 @@ class BenchmarkReport:
         share the diagram with accuracy and AUC.
         """
         return _figures().ranks.critical_difference_figure(self, aggregation, models=models, groups=groups,
-                                                           weights=weights, title=title)
+                                                           weights=weights, title=title, candidate=candidate)
 
     def plot_mean_ranks(self, aggregation: str = "uniform", **kwargs):
         """Bar chart of mean ranks; the CD bracket only for the uniform aggregation."""
@@ -449,10 +449,11 @@ class BenchmarkReport:
         """
         return _figures().curves.learning_curves_figure(self, series, tasks)
 
-    def plot_dashboard(self, title: str | None = None):
+    def plot_dashboard(self, title: str | None = None, candidate: str | None = None):
         """Per-category dashboard (the paper's Figure 2): one panel per research category,
-        every task of the category as a group of bars with CIs (current ``ci_method``)."""
-        return _figures().cells.dashboard_figure(self, title)
+        every task of the category as a group of bars with CIs (current ``ci_method``); the
+        ``candidate`` model (if given) marked."""
+        return _figures().cells.dashboard_figure(self, title, candidate)
 
     # ---------------------------------------------------------- persistence
     def _task_dicts(self) -> dict[str, dict]:

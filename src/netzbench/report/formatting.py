@@ -1,4 +1,4 @@
-"""How numbers are written in the report's text, console lines and figure labels."""
+"""How numbers and model names are written in the report's text, console lines and figure labels."""
 
 from __future__ import annotations
 
@@ -23,3 +23,16 @@ def p_value(p: Any) -> str:
     if p is None or not math.isfinite(p):
         return "n/a"
     return f"{p:.3g}"
+
+
+def display_names(models) -> dict[str, str]:
+    """The label each model is shown under in figures and REPORT.md's tables: a class reference
+    ``package.module:ClassName`` becomes ``ClassName``, any other name stays as it is.  Where two of
+    ``models`` would then share a label (``a:GCN`` beside ``GCN``, or ``a:X`` beside ``b:X``), those
+    keep their full names, so a label always names one model.  Machine-readable outputs keep the full
+    names."""
+    short = {m: str(m).rsplit(":", 1)[-1] or str(m) for m in models}
+    taken: dict[str, int] = {}
+    for label in short.values():
+        taken[label] = taken.get(label, 0) + 1
+    return {m: label if taken[label] == 1 else str(m) for m, label in short.items()}

@@ -236,7 +236,7 @@ def _write_tables(facts: ReportFacts, root: Path) -> None:
 
 def _write_figures(facts: ReportFacts, pdir: Path) -> None:
     """``plots/``: the mean ranks of the configured aggregation (CSV) and every figure."""
-    report, aggregation, weights = facts.report, facts.aggregation, facts.weights
+    report, aggregation, weights, candidate = facts.report, facts.aggregation, facts.weights, facts.candidate
     pdir.mkdir(parents=True, exist_ok=True)
     uniform = facts.friedman["mean_ranks"]
     rank_rows = sorted(((m, r) for m, r in facts.mean_ranks.get(aggregation, {}).items() if math.isfinite(r)),
@@ -246,15 +246,16 @@ def _write_figures(facts: ReportFacts, pdir: Path) -> None:
                  "uniform_mean_rank": round(uniform.get(m, math.nan), 6)} for m, r in rank_rows],
                ["model", "mean_rank", "aggregation", "uniform_mean_rank"])
     figures = {
-        "critical_difference": (lambda: report.plot_critical_difference(), "no critical-difference diagram",
+        "critical_difference": (lambda: report.plot_critical_difference(candidate=candidate),
+                                "no critical-difference diagram",
                                 ("png", "svg")),
         "mean_ranks": (lambda: report.plot_mean_ranks(aggregation, **({"weights": weights}
                                                                       if aggregation == "custom" else {})),
                        "no mean ranks", ("png",)),
-        "forest": (report.plot_forest, "no forest plot", ("png",)),
+        "forest": (lambda: report.plot_forest(candidate), "no forest plot", ("png",)),
         "pairwise": (lambda: report.plot_pairwise("matrix"), "no pairwise comparison", ("png",)),
         "learning_curves": (report.plot_learning_curves, "no learning curves", ("png",)),
-        "dashboard": (report.plot_dashboard, "no dashboard", ("png",)),
+        "dashboard": (lambda: report.plot_dashboard(candidate=candidate), "no dashboard", ("png",)),
     }
     for name, (make, message, formats) in figures.items():
         save_figure(_safe_figure(make, message), pdir / name, formats=formats)

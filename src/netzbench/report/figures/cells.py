@@ -19,11 +19,16 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 from matplotlib.transforms import blended_transform_factory
 
+from ..formatting import display_names
 from ..series import metric_label as series_label
 from ..within_task import nested_summary
 from ..series import metric_range
-from .common import (FS, FS_SMALL, RC, cell_bounds, clamp_to_range, collect_models, error_lengths, grid_shape,
-                     model_colors, new_figure, panel_axes, range_spine, text_width_in)
+from .common import (CANDIDATE_COLOR, FS, FS_SMALL, RC, cell_bounds, clamp_to_range, clip_interval, collect_models,
+                     error_lengths, grid_shape, mark_candidate_label, model_colors, new_figure, panel_axes,
+                     range_spine, text_width_in)
+
+#: hatch of the candidate's bars in the dashboard (the edge already marks the best model)
+CANDIDATE_HATCH = "///"
 
 
 def plot_bars(
@@ -41,7 +46,8 @@ def plot_bars(
     aligned.  Metrics differ between tasks (the y-label comes from
     ``metric_label[task]``): compare bars within a panel, never across panels.
     ``ranges[task] = (lower, upper)`` is the metric's range: the value axis
-    stays inside it (no accuracy axis running past 1).
+    stays inside it (no accuracy axis running past 1).  Models are labelled by
+    :func:`~netzbench.report.formatting.display_names`.
     """
     if not summary:
         raise ValueError("summary is empty")
@@ -53,7 +59,8 @@ def plot_bars(
     metric_label = metric_label or {}
     ranges = ranges or {}
     m = len(models)
-    name_w = max(text_width_in(n, FS_SMALL) for n in models)
+    shown = display_names(models)
+    name_w = max(text_width_in(shown[n], FS_SMALL) for n in models)
     nrows, ncols = grid_shape(len(tasks))
     pw = max(2.5, 0.3 * m + 1.0)
     ph = 2.1 + 0.72 * name_w
@@ -76,7 +83,7 @@ def plot_bars(
                     ax.errorbar(x, mean, yerr=[[err[0]], [err[1]]], fmt="none", ecolor="black",
                                 elinewidth=1.0, capsize=3, capthick=1.0)
             ax.axhline(0, color="black", lw=0.8)
-            ax.set_xticks(xs, models, rotation=45, ha="right", rotation_mode="anchor")
+            ax.set_xticks(xs, [shown[n] for n in models], rotation=45, ha="right", rotation_mode="anchor")
             ax.set_xlim(-0.6, m - 0.4)
             ax.set_title(str(task))
             ax.set_ylabel(metric_label.get(task, ""))
@@ -90,6 +97,7 @@ def plot_forest(
     metric_label: Mapping[str, str] | None = None,
     direction: Mapping[str, str] | None = None,
     ranges: Mapping[str, tuple[float, float]] | None = None,
+    candidate: str | None = None,
 ) -> Figure:
     """Forest plot: one panel per task, one row per model, point = mean, line = CI.
 
@@ -104,7 +112,12 @@ def plot_forest(
     are *not* a test -- use the pairwise figures for significance -- but a
     best model whose CI is far from the others' is a robust winner.
     ``ranges[task] = (lower, upper)``: the metric axis stays inside the
-    metric's range (marks at its edge are drawn whole).
+    metric's range, and so do the drawn intervals (marks at its edge are drawn
+    whole).  Models are labelled by
+    :func:`~netzbench.report.formatting.display_names`.  ``candidate``
+    (optional): the user's model, its label in
+    :data:`.common.CANDIDATE_COLOR` (bold stays the best model's), its marks
+    edged in that colour and ``"candidate: …"`` above the first panel.
     """
     if not summary:
         raise ValueError("summary is empty")
@@ -115,7 +128,10 @@ def plot_forest(
     direction = direction or {}
     ranges = ranges or {}
     m = len(models)
-    name_w = max(text_width_in(n, FS_SMALL, "bold") for n in models)
+    shown = display_names(models)
+    name_w = max(text_width_in(shown[n], FS_SMALL, "bold") for n in models)
+    if candidate not in models:
+        candidate = None
     heights = [0.27 * m + 0.95 for _ in tasks]
     with mpl.rc_context(RC):
         fig = new_figure(4.8 + name_w, sum(heights))
@@ -140,24 +156,32 @@ def plot_forest(
                     continue
                 if i in best:
                     ax.axhspan(i - 0.45, i + 0.45, color="#000000", alpha=0.07, lw=0, gid="best")
+                # not clipped by the axes (a mark at the range's edge stays whole), so cut to the range here
+                lo, hi = clip_interval(lo, hi, ranges.get(task))
                 if np.isfinite(lo) and np.isfinite(hi):
                     ax.add_line(Line2D([lo, hi], [i, i], color=colors[model], lw=2.0, solid_capstyle="butt",
-                                       clip_on=False))
+                                       clip_on=False, gid="ci"))
+                cand = model == candidate
                 ax.add_line(
                     Line2D([mean], [i], marker="D" if i in best else "o", markersize=7.5 if i in best else 5.5,
-                           color=colors[model], markeredgecolor="black", markeredgewidth=0.7,
-                           linestyle="none", zorder=3, clip_on=False)
+                           color=colors[model], markeredgecolor=CANDIDATE_COLOR if cand else "black",
+                           markeredgewidth=1.5 if cand else 0.7, linestyle="none", zorder=3, clip_on=False,
+                           gid="candidate-mean" if cand else "mean")
                 )
             ax.autoscale_view()
-            ax.set_yticks(np.arange(m), models)
+            ax.set_yticks(np.arange(m), [shown[n] for n in models])
             for i, lab in enumerate(ax.get_yticklabels()):
                 if i in best:
                     lab.set_fontweight("bold")
+                if models[i] == candidate:
+                    mark_candidate_label(lab, bold=False)
             ax.set_ylim(m - 0.5, -0.5)
             ax.margins(x=0.08)
             clamp_to_range(ax, "x", ranges.get(task))
             arrow = "↑ better" if d == "higher" else "↓ better"
             ax.set_title(f"{task}  ({arrow})", loc="left")
+            if candidate is not None and ax is axs[0]:
+                ax.set_title(f"candidate: {shown[candidate]}", loc="right", color=CANDIDATE_COLOR, fontsize=FS_SMALL)
             ax.set_xlabel(metric_label.get(task, ""))
             ax.spines["left"].set_visible(False)
             ax.tick_params(axis="y", length=0)
@@ -173,6 +197,7 @@ def plot_dashboard(
     models: Sequence[str] | None = None,
     title: str | None = None,
     ranges: Mapping[str, tuple[float, float]] | None = None,
+    candidate: str | None = None,
 ) -> Figure:
     """Cross-category dashboard: one panel per research category.
 
@@ -192,7 +217,12 @@ def plot_dashboard(
     panels -- the across-task comparison is the CD diagram.  With
     ``ranges[task] = (lower, upper)`` the value axis of a panel is drawn only
     over the range its tasks' metrics can take (headroom above it holds the
-    ``★`` marks, without ticks).
+    ``★`` marks, without ticks) and whiskers are cut at its edges.
+
+    Models are labelled by :func:`~netzbench.report.formatting.display_names`.
+    ``candidate`` (optional): the user's model, its bars hatched and its
+    legend entry bold in :data:`.common.CANDIDATE_COLOR`, marked
+    ``(candidate)``.
     """
     if not panels:
         raise ValueError("panels is empty")
@@ -211,13 +241,17 @@ def plot_dashboard(
         raise ValueError("panels have no models")
     colors = model_colors(models)
     m = len(models)
+    shown = display_names(models)
+    if candidate not in models:
+        candidate = None
+    legend_names = {mm: shown[mm] + (" (candidate)" if mm == candidate else "") for mm in models}
     cats = list(panels)
     max_tasks = max(max(len(v), 1) for v in panels.values())
     nrows, ncols = grid_shape(len(cats))
     pw = max(2.8, max_tasks * (0.26 * m + 0.55) + 0.9)
     ph = 2.7
     with mpl.rc_context(RC):
-        entry_w = max(text_width_in(x, FS_SMALL) for x in models) + 0.7
+        entry_w = max(text_width_in(x, FS_SMALL, "bold") for x in legend_names.values()) + 0.7
         fig_w = pw * ncols
         legend_cols = max(1, min(m, int(fig_w // entry_w)))
         legend_rows = math.ceil(m / legend_cols)
@@ -251,8 +285,9 @@ def plot_dashboard(
                                 fontsize=FS_SMALL - 1.5, color="#666666", gid="missing")
                         continue
                     ax.bar(x, mean, width=width * 0.92, color=colors[model], edgecolor="black",
-                           linewidth=1.6 if i in best else 0.5, gid="best" if i in best else None)
-                    err = error_lengths(mean, lo, hi)
+                           linewidth=1.6 if i in best else 0.5, gid="best" if i in best else None,
+                           hatch=CANDIDATE_HATCH if model == candidate else None)
+                    err = error_lengths(mean, *clip_interval(lo, hi, ranges.get(task)))
                     top = mean
                     if err is not None:
                         ax.errorbar(x, mean, yerr=[[err[0]], [err[1]]], fmt="none", ecolor="black",
@@ -279,12 +314,15 @@ def plot_dashboard(
                 range_spine(ax, (min(b[0] for b in bounds), max(b[1] for b in bounds)))
             ax.grid(axis="y", color="#EEEEEE", lw=0.6)
             ax.set_axisbelow(True)
-        handles = [Rectangle((0, 0), 1, 1, facecolor=colors[mm], edgecolor="black", lw=0.5, label=mm)
+        handles = [Rectangle((0, 0), 1, 1, facecolor=colors[mm], edgecolor="black", lw=0.5, label=legend_names[mm],
+                             hatch=CANDIDATE_HATCH if mm == candidate else None)
                    for mm in models]
         handles.append(Line2D([], [], marker="$★$", color="black", linestyle="none", markersize=8,
                               label="best in task"))
-        fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), legend_cols + 1),
-                   frameon=False)
+        legend = fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), legend_cols + 1),
+                            frameon=False)
+        if candidate is not None:
+            mark_candidate_label(legend.get_texts()[models.index(candidate)])
         if title:
             fig.suptitle(title, fontsize=FS + 1, weight="bold")
     return fig
@@ -315,14 +353,15 @@ def bars_figure(report) -> Figure:
     return plot_bars(_present_cells(report), metric_label=_metric_labels(report), ranges=_ranges(report))
 
 
-def forest_figure(report) -> Figure:
-    """Forest plot of ``report``: one panel per task with results, best highlighted."""
+def forest_figure(report, candidate: str | None = None) -> Figure:
+    """Forest plot of ``report``: one panel per task with results, best (and ``candidate``) highlighted."""
     return plot_forest(_present_cells(report), metric_label=_metric_labels(report), direction=_directions(report),
-                       ranges=_ranges(report))
+                       ranges=_ranges(report), candidate=candidate)
 
 
-def dashboard_figure(report, title: str | None = None) -> Figure:
-    """The dashboard of ``report``: one panel per research category, every task of it (with results or not)."""
+def dashboard_figure(report, title: str | None = None, candidate: str | None = None) -> Figure:
+    """The dashboard of ``report``: one panel per research category, every task of it (with results or not);
+    ``candidate`` highlighted."""
     nested = nested_summary(report.summary())
     panels: dict[str, dict[str, dict]] = {}
     for t in report.tasks:
@@ -331,4 +370,5 @@ def dashboard_figure(report, title: str | None = None) -> Figure:
     labels = {t: series_label(i.metric).replace("test ", "") for t, i in report.task_info.items()}
     ci = f"{report.ci:.0%} {'t' if report.ci_method == 't' else 'bootstrap'}-CI"
     return plot_dashboard(panels, metric_label=labels, direction=_directions(report), models=report.models,
-                          title=title or f"Per-category results: mean ± {ci} over seeds", ranges=_ranges(report))
+                          title=title or f"Per-category results: mean ± {ci} over seeds", ranges=_ranges(report),
+                          candidate=candidate)

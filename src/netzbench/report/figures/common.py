@@ -4,6 +4,10 @@
   their position in the model order (:func:`model_colors`), so the same model
   order gives the same colours in every figure.  With more than eight models
   the palette cycles.
+* The candidate (the user's model benchmarked against the roster) keeps its
+  model colour and is marked on top of it: its label in :data:`CANDIDATE_COLOR`
+  (:func:`mark_candidate_label`), and a marker edged in it (CD diagram,
+  forest plot) or hatched bars (dashboard).
 * Fonts: 10 pt body text, 9 pt tick labels, nothing below 9 pt (:data:`RC`,
   applied while a figure is built).
 * Figures are :class:`~matplotlib.figure.Figure` objects on an Agg canvas
@@ -37,6 +41,9 @@ OKABE_ITO: list[str] = [
     "#F0E442",  # yellow
     "#000000",  # black
 ]
+
+#: text and marker-edge colour of the candidate model (dark red: apart from every Okabe–Ito colour and black)
+CANDIDATE_COLOR = "#A50026"
 
 FS = 10.0  # body text size (pt)
 FS_SMALL = 9.0  # tick labels, annotations (pt) -- never go below this
@@ -78,6 +85,14 @@ def colors_for(names: Sequence[str], color_order: Sequence[str] | None) -> dict[
     order = list(color_order or [])
     order += [n for n in names if n not in order]
     return model_colors(order)
+
+
+def mark_candidate_label(text, bold: bool = True) -> None:
+    """Style a matplotlib text naming the candidate: :data:`CANDIDATE_COLOR`, and bold unless the
+    figure already uses bold for something else (the forest plot's best model)."""
+    text.set_color(CANDIDATE_COLOR)
+    if bold:
+        text.set_fontweight("bold")
 
 
 def new_figure(width: float, height: float, layout: str | None = "constrained") -> Figure:
@@ -148,6 +163,15 @@ def error_lengths(mean: float, lo: float, hi: float) -> tuple[float, float] | No
     if not (np.isfinite(mean) and np.isfinite(lo) and np.isfinite(hi)):
         return None
     return max(mean - lo, 0.0), max(hi - mean, 0.0)
+
+
+def clip_interval(lo: float, hi: float, bounds: tuple[float, float] | None) -> tuple[float, float]:
+    """``(lo, hi)`` cut to the metric's range ``bounds`` (None: unchanged; NaN stays NaN), for marks drawn
+    outside the axes' clipping or that set the axis limits."""
+    if bounds is None:
+        return lo, hi
+    # comparisons with NaN are false: a missing bound stays missing
+    return (bounds[0] if lo < bounds[0] else lo), (bounds[1] if hi > bounds[1] else hi)
 
 
 def clamp_to_range(ax, axis: str, bounds: tuple[float, float] | None) -> None:

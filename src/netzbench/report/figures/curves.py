@@ -15,6 +15,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from ..formatting import display_names
 from ..series import metric_label, metric_range
 from .common import (FS_SMALL, RC, clamp_to_range, collect_models, colors_for, grid_shape, model_colors, new_figure,
                      panel_axes, text_width_in)
@@ -35,6 +36,7 @@ def plot_learning_curves(
     independent y-axes (``ylabel[task]``): compare curves within a panel.
     ``color_order`` fixes the model order of the colours (and of the legend).
     ``ranges[task] = (lower, upper)``: the y axis stays inside the series' range.
+    Models are labelled by :func:`~netzbench.report.formatting.display_names`.
     """
     if not curves:
         raise ValueError("curves is empty")
@@ -42,12 +44,13 @@ def plot_learning_curves(
     found = collect_models(curves)
     models = [m for m in (color_order or []) if m in found] + [m for m in found if m not in (color_order or [])]
     colors = colors_for(models, color_order)
+    shown = display_names(models)
     ylabel = ylabel or {}
     ranges = ranges or {}
     nrows, ncols = grid_shape(len(tasks))
     with mpl.rc_context(RC):
         fig_w = 3.3 * ncols
-        entry_w = max(text_width_in(m, FS_SMALL) for m in models) + 0.75
+        entry_w = max(text_width_in(shown[m], FS_SMALL) for m in models) + 0.75
         legend_cols = max(1, min(len(models), int(fig_w // entry_w)))
         legend_rows = math.ceil(len(models) / legend_cols)
         fig = new_figure(fig_w, 2.5 * nrows + 0.21 * legend_rows + 0.25)
@@ -59,7 +62,7 @@ def plot_learning_curves(
                     continue
                 ep = np.asarray(c["epochs"], dtype=float)
                 mean = np.asarray(c["mean"], dtype=float)
-                ax.plot(ep, mean, color=colors[model], lw=1.6, label=model)
+                ax.plot(ep, mean, color=colors[model], lw=1.6, label=shown[model])
                 if c.get("lo") is not None and c.get("hi") is not None:
                     lo = np.asarray(c["lo"], dtype=float)
                     hi = np.asarray(c["hi"], dtype=float)
@@ -71,7 +74,7 @@ def plot_learning_curves(
             ax.grid(color="#EEEEEE", lw=0.6)
             ax.set_axisbelow(True)
             clamp_to_range(ax, "y", ranges.get(task))
-        handles = [Line2D([], [], color=colors[m], lw=2.0, label=m) for m in models]
+        handles = [Line2D([], [], color=colors[m], lw=2.0, label=shown[m]) for m in models]
         fig.legend(handles=handles, loc="outside lower center", ncols=legend_cols, frameon=False)
     return fig
 

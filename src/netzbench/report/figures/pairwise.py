@@ -18,9 +18,9 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
-from ..formatting import p_value
+from ..formatting import display_names, p_value
 from ..within_task import TEST_NAMES
-from .common import FS, FS_SMALL, OKABE_ITO, RC, new_figure, panel_axes, text_width_in
+from .common import FS, FS_SMALL, OKABE_ITO, RC, grid_shape, new_figure, panel_axes, text_width_in
 
 _NA_GREY = "#D9D9D9"
 _DIAG_GREY = "#F2F2F2"
@@ -51,6 +51,91 @@ def _luminance(rgba: Sequence[float]) -> float:
     return 0.299 * r + 0.587 * g + 0.114 * b
 
 
+_CELL_IN = 0.62  # side of a matrix cell (inches): fits a signed three-digit difference at 9 pt
+
+
+def _layers(models: Sequence[str], p_holm, mean_diff) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(P, L, U)``: the p-values, ``−log10 p`` below the diagonal and Δμ above it (NaN elsewhere)."""
+    k = len(models)
+    P = np.asarray(p_holm, dtype=float)
+    D = np.asarray(mean_diff, dtype=float)
+    if P.shape != (k, k) or D.shape != (k, k):
+        raise ValueError(f"p_holm and mean_diff must be {k}x{k}, got {P.shape} and {D.shape}")
+    if k == 0:
+        raise ValueError("models is empty")
+    ii, jj = np.indices((k, k))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        L = -np.log10(np.clip(P, np.finfo(float).tiny, 1.0))
+    L = np.where((ii > jj) & np.isfinite(P), L, np.nan)
+    U = np.where((ii < jj) & np.isfinite(D), D, np.nan)
+    return P, L, U
+
+
+def _evidence_max(L: np.ndarray, alpha: float) -> float:
+    """Top of the ``−log10 p`` scale: the largest value, with room above the threshold."""
+    lmax = np.nanmax(L) if np.isfinite(L).any() else 0.0
+    return max(float(lmax), -math.log10(alpha) * 1.15, 1.0)
+
+
+def _effect_max(U: np.ndarray) -> float:
+    """Half-width of the symmetric Δμ scale: the largest ``|Δμ|`` (1 when there is none)."""
+    dmax = np.nanmax(np.abs(U)) if np.isfinite(U).any() else 0.0
+    return float(dmax) if dmax > 0 else 1.0
+
+
+def _draw_matrix(ax, labels: Sequence[str], P, L, U, alpha: float, lnorm: Normalize, dmax: float, dnorm: Normalize):
+    """Draw one matrix into ``ax``; Δμ is coloured as ``Δμ / dmax`` under ``dnorm`` (text: Δμ itself).
+
+    Returns the two images (evidence, effect) for colour bars."""
+    k = len(labels)
+    cmap_l, cmap_d = mpl.colormaps["viridis"], mpl.colormaps["RdBu"]
+    im_l = ax.imshow(np.ma.masked_invalid(L), cmap=cmap_l, norm=lnorm, interpolation="nearest")
+    im_d = ax.imshow(np.ma.masked_invalid(U / dmax), cmap=cmap_d, norm=dnorm, interpolation="nearest")
+    for i in range(k):
+        for j in range(k):
+            if i == j:
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, color=_DIAG_GREY, lw=0))
+                continue
+            v = L[i, j] if i > j else U[i, j]
+            if not np.isfinite(v):
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, color=_NA_GREY, lw=0))
+                ax.text(j, i, "n/a", ha="center", va="center", fontsize=FS_SMALL, color="#333333",
+                        gid=f"cell-{i}-{j}")
+                continue
+            sig = bool(np.isfinite(P[i, j]) and P[i, j] < alpha)
+            if i > j:
+                txt, rgba = f"{v + 0.0:.2f}", cmap_l(lnorm(v))  # + 0.0: no "-0.00" for p = 1
+            else:
+                txt, rgba = _fmt_signed(v), cmap_d(dnorm(v / dmax))
+            if sig:
+                txt += "*"
+            ax.text(j, i, txt, ha="center", va="center", fontsize=FS_SMALL,
+                    color="white" if _luminance(rgba) < 0.5 else "black",
+                    weight="bold" if sig else "normal", gid=f"cell-{i}-{j}")
+    ax.set_xticks(range(k), labels, rotation=45, ha="right", rotation_mode="anchor")
+    ax.set_yticks(range(k), labels)
+    ax.set_xlim(-0.5, k - 0.5)
+    ax.set_ylim(k - 0.5, -0.5)
+    ax.tick_params(length=0)
+    for s in ax.spines.values():
+        s.set_visible(False)
+    ax.set_xticks(np.arange(-0.5, k, 1), minor=True)
+    ax.set_yticks(np.arange(-0.5, k, 1), minor=True)
+    ax.grid(which="minor", color="white", lw=1.5)
+    ax.tick_params(which="minor", length=0)
+    return im_l, im_d
+
+
+def _evidence_colorbar(fig, im, ax, alpha: float, label: str, **kw):
+    """The ``−log10 p_Holm`` colour bar with the ``−log10(alpha)`` threshold marked."""
+    thr = -math.log10(alpha)
+    cb = fig.colorbar(im, ax=ax, **(kw or {"fraction": 0.046, "pad": 0.03}))
+    cb.set_label(label, fontsize=FS_SMALL)
+    cb.ax.axhline(thr, color="white", lw=1.6)
+    cb.ax.axhline(thr, color="black", lw=0.8, linestyle="--")
+    return cb
+
+
 def plot_pairwise_matrix(
     models: Sequence[str],
     p_holm: np.ndarray,
@@ -71,76 +156,26 @@ def plot_pairwise_matrix(
     * Every off-diagonal cell shows its number; a ``*`` marks cells whose own
       ``p_holm[i, j] < alpha``.  NaN cells are grey and read "n/a".
 
+    Models are labelled by :func:`~netzbench.report.formatting.display_names`.
     Returns the figure; it has the matrix axes plus two colour-bar axes.
     """
     models = list(models)
+    P, L, U = _layers(models, p_holm, mean_diff)
     k = len(models)
-    P = np.asarray(p_holm, dtype=float)
-    D = np.asarray(mean_diff, dtype=float)
-    if P.shape != (k, k) or D.shape != (k, k):
-        raise ValueError(f"p_holm and mean_diff must be {k}x{k}, got {P.shape} and {D.shape}")
-    if k == 0:
-        raise ValueError("models is empty")
-    ii, jj = np.indices((k, k))
-    lower, upper = ii > jj, ii < jj
-    with np.errstate(divide="ignore", invalid="ignore"):
-        L = -np.log10(np.clip(P, np.finfo(float).tiny, 1.0))
-    L = np.where(lower & np.isfinite(P), L, np.nan)
-    U = np.where(upper & np.isfinite(D), D, np.nan)
-    thr = -math.log10(alpha)
-    lmax = np.nanmax(L) if np.isfinite(L).any() else 0.0
-    lmax = max(lmax, thr * 1.15, 1.0)
-    dmax = np.nanmax(np.abs(U)) if np.isfinite(U).any() else 0.0
-    dmax = dmax if dmax > 0 else 1.0
-    lnorm, dnorm = Normalize(0.0, lmax), Normalize(-dmax, dmax)
-    cmap_l, cmap_d = mpl.colormaps["viridis"], mpl.colormaps["RdBu"]
-
+    shown = display_names(models)
+    labels = [shown[m] for m in models]
+    dmax = _effect_max(U)
+    lnorm = Normalize(0.0, _evidence_max(L, alpha))
     with mpl.rc_context(RC):
         if ax is None:
-            name_w = max(text_width_in(n, FS_SMALL) for n in models)
-            cell = 0.62
-            fig = new_figure(k * cell + name_w + 2.6, k * cell + 0.72 * name_w + 1.0)
+            name_w = max(text_width_in(n, FS_SMALL) for n in labels)
+            fig = new_figure(k * _CELL_IN + name_w + 2.6, k * _CELL_IN + 0.72 * name_w + 1.0)
             ax = fig.add_subplot()
         else:
             fig = ax.figure
-        im_l = ax.imshow(np.ma.masked_invalid(L), cmap=cmap_l, norm=lnorm, interpolation="nearest")
-        im_d = ax.imshow(np.ma.masked_invalid(U), cmap=cmap_d, norm=dnorm, interpolation="nearest")
-        for i in range(k):
-            for j in range(k):
-                if i == j:
-                    ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, color=_DIAG_GREY, lw=0))
-                    continue
-                v = L[i, j] if i > j else U[i, j]
-                if not np.isfinite(v):
-                    ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, color=_NA_GREY, lw=0))
-                    ax.text(j, i, "n/a", ha="center", va="center", fontsize=FS_SMALL, color="#333333",
-                            gid=f"cell-{i}-{j}")
-                    continue
-                sig = bool(np.isfinite(P[i, j]) and P[i, j] < alpha)
-                if i > j:
-                    txt, rgba = f"{v + 0.0:.2f}", cmap_l(lnorm(v))  # + 0.0: no "-0.00" for p = 1
-                else:
-                    txt, rgba = _fmt_signed(v), cmap_d(dnorm(v))
-                if sig:
-                    txt += "*"
-                ax.text(j, i, txt, ha="center", va="center", fontsize=FS_SMALL,
-                        color="white" if _luminance(rgba) < 0.5 else "black",
-                        weight="bold" if sig else "normal", gid=f"cell-{i}-{j}")
-        ax.set_xticks(range(k), models, rotation=45, ha="right", rotation_mode="anchor")
-        ax.set_yticks(range(k), models)
-        ax.set_xlim(-0.5, k - 0.5)
-        ax.set_ylim(k - 0.5, -0.5)
-        ax.tick_params(length=0)
-        for s in ax.spines.values():
-            s.set_visible(False)
-        ax.set_xticks(np.arange(-0.5, k, 1), minor=True)
-        ax.set_yticks(np.arange(-0.5, k, 1), minor=True)
-        ax.grid(which="minor", color="white", lw=1.5)
-        ax.tick_params(which="minor", length=0)
-        cb_l = fig.colorbar(im_l, ax=ax, fraction=0.046, pad=0.03)
-        cb_l.set_label("−log10 p_Holm (below diagonal)", fontsize=FS_SMALL)
-        cb_l.ax.axhline(thr, color="white", lw=1.6)
-        cb_l.ax.axhline(thr, color="black", lw=0.8, linestyle="--")
+        # Δμ is coloured in its own units here: dmax scales the data and the colour bar alike
+        im_l, im_d = _draw_matrix(ax, labels, P, L, U, alpha, lnorm, 1.0, Normalize(-dmax, dmax))
+        _evidence_colorbar(fig, im_l, ax, alpha, "−log10 p_Holm (below diagonal)")
         cb_d = fig.colorbar(im_d, ax=ax, fraction=0.046, pad=0.03)
         cb_d.set_label("Δμ = row − column (above diagonal)", fontsize=FS_SMALL)
         head = title if title else "Pairwise comparisons"
@@ -157,7 +192,8 @@ def plot_pairwise_list(rows: Sequence[Mapping[str, Any]], alpha: float = 0.05, t
     comparison shows ``Δμ = mean(model_a − model_b)`` as a point -- filled if
     significant after Holm correction, hollow otherwise -- against a dashed
     zero line; the Holm-adjusted p-value is listed on the right.  Points to the
-    right of zero mean model_a scored higher.
+    right of zero mean model_a scored higher.  Models are labelled by
+    :func:`~netzbench.report.formatting.display_names`.
     """
     rows = list(rows)
     if not rows:
@@ -171,7 +207,9 @@ def plot_pairwise_list(rows: Sequence[Mapping[str, Any]], alpha: float = 0.05, t
         entries.append(("header", t))
         entries.extend(("row", r) for r in rows if r["task"] == t)
     n = len(entries)
-    labels = [str(t) if kind == "header" else f"{t['model_a']} − {t['model_b']}" for kind, t in entries]
+    shown = display_names([m for r in rows for m in (r["model_a"], r["model_b"])])
+    labels = [str(t) if kind == "header" else f"{shown[t['model_a']]} − {shown[t['model_b']]}"
+              for kind, t in entries]
     name_w = max(text_width_in(s, FS_SMALL, "bold") for s in labels)
     sig_color = OKABE_ITO[0]
     with mpl.rc_context(RC):
@@ -237,37 +275,60 @@ def plot_pairwise_grid(
     alpha: float = 0.05,
     title: str | None = None,
 ) -> Figure:
-    """One :func:`plot_pairwise_matrix` panel per task.
+    """One pairwise matrix (as :func:`plot_pairwise_matrix`) per task, sharing one pair of colour bars.
 
     ``matrices[task] = (models, p_holm, mean_diff)`` with the k×k arrays of
-    :func:`plot_pairwise_matrix` (the Holm family is the task, so panels are
-    not comparable in colour: each has its own colour bars).  Panels are laid
-    out in at most three columns; ``title`` is printed above the grid.
+    :func:`plot_pairwise_matrix`.  Panels are laid out by
+    :func:`.common.grid_shape`, each sized to its cells and labels; ``title`` is printed above
+    the grid.  The two colour bars on the right serve every panel:
+
+    * ``−log10 p_Holm`` (below the diagonal) is on one scale for all panels --
+      a p-value means the same on every task (each task is its own Holm
+      family), so the shades compare across panels;
+    * Δμ (above the diagonal) is in each task's metric units, which do not
+      compare across tasks (accuracy, MAE, …): each panel is coloured as
+      ``Δμ / max |Δμ|`` of that panel, so the shared bar runs from the
+      panel's largest "column larger" (red) to its largest "row larger"
+      (blue), and the cell texts give Δμ itself.
     """
     if not matrices:
         raise ValueError("matrices is empty")
     tasks = list(matrices)
     n = len(tasks)
-    ncols = min(3, n)
-    nrows = math.ceil(n / ncols)
+    nrows, ncols = grid_shape(n)  # the grid panel_axes lays out: a figure sized for another leaves gaps
     all_models = [m for t in tasks for m in matrices[t][0]]
     if not all_models:
         raise ValueError("every task has an empty model list")
-    name_w = max(text_width_in(m, FS_SMALL) for m in all_models)
+    shown = display_names(all_models)  # one label per model across the panels
+    layers = {t: _layers(matrices[t][0], matrices[t][1], matrices[t][2]) for t in tasks if len(matrices[t][0])}
+    lmax = max([_evidence_max(L, alpha) for _, L, _ in layers.values()] + [1.0])
+    lnorm, dnorm = Normalize(0.0, lmax), Normalize(-1.0, 1.0)
+    name_w = max(text_width_in(shown[m], FS_SMALL) for m in all_models)
     kmax = max(len(matrices[t][0]) for t in tasks)
-    cell = 0.62
-    pw = kmax * cell + name_w + 2.8
-    ph = kmax * cell + 0.72 * name_w + 1.3
+    pw = kmax * _CELL_IN + name_w + 0.3  # cells and row names
+    ph = kmax * _CELL_IN + 0.72 * name_w + 0.45  # cells, column names (45°) and the task title
     with mpl.rc_context(RC):
-        fig = new_figure(pw * ncols, ph * nrows + (0.4 if title else 0.0))
+        fig = new_figure(pw * ncols + 1.5, ph * nrows + (0.45 if title else 0.1))
         axs = panel_axes(fig, n)
+        images = None
         for ax, task in zip(axs, tasks):
-            models, P, D = matrices[task]
-            if len(models) == 0:
+            models = list(matrices[task][0])
+            if not models:
                 ax.set_axis_off()
                 ax.set_title(f"{task}: no models")
                 continue
-            plot_pairwise_matrix(models, P, D, alpha=alpha, title=str(task), ax=ax)
+            P, L, U = layers[task]
+            images = _draw_matrix(ax, [shown[m] for m in models], P, L, U, alpha, lnorm, _effect_max(U), dnorm)
+            ax.set_title(str(task))
+        if images is not None:
+            # thin bars of fixed width (fraction of the grid's width would fatten them with every column)
+            bar = {"fraction": 0.16 / fig.get_figwidth(), "pad": 0.1 / fig.get_figwidth(), "aspect": 40,
+                   "shrink": min(1.0, 6.0 / fig.get_figheight()) if nrows > 1 else 1.0}
+            _evidence_colorbar(fig, images[0], axs, alpha, f"−log10 p_Holm (below diagonal);  * p_Holm < {alpha:g}",
+                               **bar)
+            cb_d = fig.colorbar(images[1], ax=axs, ticks=[-1, 0, 1], **bar)
+            cb_d.ax.set_yticklabels(["−max", "0", "+max"])
+            cb_d.set_label("Δμ = row − column ÷ panel's max |Δμ| (above diagonal)", fontsize=FS_SMALL)
         if title:
             fig.suptitle(title, fontsize=FS + 1, weight="bold")
     return fig

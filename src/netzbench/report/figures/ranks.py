@@ -17,8 +17,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from ..comparisons import POSTHOC_NAMES, cliques
-from ..formatting import p_value
-from .common import FS, FS_SMALL, RC, colors_for, new_figure, text_width_in
+from ..formatting import display_names, p_value
+from .common import CANDIDATE_COLOR, FS, FS_SMALL, RC, colors_for, mark_candidate_label, new_figure, text_width_in
 
 
 def plot_critical_difference(
@@ -31,6 +31,7 @@ def plot_critical_difference(
     ax=None,
     color_order: Sequence[str] | None = None,
     clique_label: str | None = None,
+    candidate: str | None = None,
 ) -> Figure:
     """Demšar (2006) critical-difference diagram of mean ranks across tasks.
 
@@ -60,13 +61,19 @@ def plot_critical_difference(
     (gid ``"clique-source"``).  Any pairwise significance matrix can so
     supply the bars.
 
-    Cliques of fewer than two models are not drawn.  Ties in mean rank are
-    drawn at the same axis position with separate labels.  Every clique
-    member must be a key of ``mean_ranks``.
+    Cliques of fewer than two models are not drawn.  Models tied in mean
+    rank get one dot each, side by side and centred on their common rank (in
+    label order, so their elbows never cross); the labels give the exact
+    rank.  Every clique member must be a key of ``mean_ranks``.  Models are
+    labelled by :func:`~netzbench.report.formatting.display_names`.
+
+    ``candidate`` (optional, a key of ``mean_ranks``): the user's model, drawn
+    with a diamond edged in :data:`.common.CANDIDATE_COLOR`, its label bold in
+    that colour and a ``"◆ candidate: …"`` line under the diagram.
 
     Artists carry gids for programmatic inspection: ``"cd-bar"``,
     ``"cd-label"``, ``"clique"``, ``"friedman"``, ``"diagnostic-label"``,
-    ``"model-label"``, ``"rank-axis"``.
+    ``"model-label"``, ``"model-dot"``, ``"rank-axis"``, ``"candidate-note"``.
 
     When ``ax`` is given, the diagram is drawn into it: the rank axis is
     fitted to the axes width, but text keeps its point size, so the axes must
@@ -104,7 +111,10 @@ def plot_critical_difference(
     order = sorted(names, key=lambda n: (ranks[n], names.index(n)))
     n_left = math.ceil(k / 2)
     left, right = order[:n_left], order[n_left:]
-    labels = {n: f"{n} ({ranks[n]:.2f})" for n in names}
+    shown = display_names(names)
+    labels = {n: f"{shown[n]} ({ranks[n]:.2f})" for n in names}
+    if candidate not in ranks:
+        candidate = None
 
     lo = min(1.0, min(ranks.values()))
     hi = max(float(k), max(ranks.values()))
@@ -165,6 +175,8 @@ def plot_critical_difference(
             if friedman.get("n_tasks") is not None:
                 txt += f", N = {int(friedman['n_tasks'])} tasks"
             bottom_lines.append((txt, "friedman", {}))
+        if candidate is not None:
+            bottom_lines.append((f"◆ candidate: {shown[candidate]}", "candidate-note", {"color": CANDIDATE_COLOR}))
         bottom_y = last_label_y - 0.36
         y_min = bottom_y - 0.24 * max(len(bottom_lines) - 1, 0) - 0.12 if bottom_lines else last_label_y - 0.18
         top_y = top_item_y + 0.28
@@ -255,22 +267,32 @@ def plot_critical_difference(
         x_end_left = lo - stub_in / scale
         x_end_right = hi + stub_in / scale
         gap = gap_in / scale
+        # tied models would share one dot: put their dots side by side around the rank, in `order`
+        # (left labels: deeper rows further right; right labels: deeper rows further left -- no crossings)
+        dodge = 0.08 / scale
+        x_dot: dict[str, float] = {}
+        for r in sorted({round(v, 9) for v in ranks.values()}):
+            tied = [n for n in order if round(ranks[n], 9) == r]
+            for j, n in enumerate(tied):
+                x_dot[n] = ranks[n] + (j - (len(tied) - 1) / 2) * dodge
         placements = [(n, i, "left") for i, n in enumerate(left)]
         placements += [(n, len(right) - 1 - i, "right") for i, n in enumerate(right)]
         for n, row, side in placements:
-            r = ranks[n]
+            x = x_dot[n]
             y = label_y0 - row_step * row
             x_end = x_end_left if side == "left" else x_end_right
             ax.add_line(
-                Line2D([r, r, x_end], [0, y, y], color=colors[n], lw=1.3, zorder=2, solid_joinstyle="miter")
+                Line2D([x, x, x_end], [0, y, y], color=colors[n], lw=1.3, zorder=2, solid_joinstyle="miter")
             )
+            cand = n == candidate
             ax.add_line(
                 Line2D(
-                    [r], [0], marker="o", markersize=5, color=colors[n], markeredgecolor="black",
-                    markeredgewidth=0.6, zorder=5, linestyle="none",
+                    [x], [0], marker="D" if cand else "o", markersize=6.5 if cand else 5, color=colors[n],
+                    markeredgecolor=CANDIDATE_COLOR if cand else "black", markeredgewidth=1.3 if cand else 0.6,
+                    zorder=6 if cand else 5, linestyle="none", gid="model-dot",
                 )
             )
-            ax.text(
+            name_text = ax.text(
                 x_end - gap if side == "left" else x_end + gap,
                 y,
                 labels[n],
@@ -279,6 +301,8 @@ def plot_critical_difference(
                 fontsize=FS,
                 gid="model-label",
             )
+            if cand:
+                mark_candidate_label(name_text)
 
         # ---- Friedman / title -----------------------------------------------
         for i, (txt, gid, kw) in enumerate(bottom_lines):
@@ -302,7 +326,8 @@ def plot_mean_ranks(mean_ranks: Mapping[str, float], cd: float | None = None, ax
     rank has no per-model sampling interval in this analysis).
 
     Colours follow :func:`model_colors` in the order of ``color_order`` (default:
-    the order of ``mean_ranks``).
+    the order of ``mean_ranks``); models are labelled by
+    :func:`~netzbench.report.formatting.display_names`.
     """
     if not mean_ranks:
         raise ValueError("mean_ranks is empty")
@@ -311,9 +336,10 @@ def plot_mean_ranks(mean_ranks: Mapping[str, float], cd: float | None = None, ax
     ranks = {n: float(mean_ranks[n]) for n in names}
     order = sorted(names, key=lambda n: (ranks[n], names.index(n)))
     k = len(names)
+    shown = display_names(names)
     with mpl.rc_context(RC):
         if ax is None:
-            name_w = max(text_width_in(n, FS_SMALL) for n in names)
+            name_w = max(text_width_in(shown[n], FS_SMALL) for n in names)
             fig = new_figure(4.8 + name_w, 0.34 * k + (1.45 if cd is not None else 1.0))
             ax = fig.add_subplot()
         else:
@@ -321,7 +347,7 @@ def plot_mean_ranks(mean_ranks: Mapping[str, float], cd: float | None = None, ax
         ys = np.arange(k)
         vals = [ranks[n] for n in order]
         ax.barh(ys, vals, color=[colors[n] for n in order], edgecolor="black", linewidth=0.6, height=0.65)
-        ax.set_yticks(ys, order)
+        ax.set_yticks(ys, [shown[n] for n in order])
         ax.invert_yaxis()
         xmax = max(float(k), max(vals))
         if cd is not None:
@@ -349,14 +375,16 @@ def plot_mean_ranks(mean_ranks: Mapping[str, float], cd: float | None = None, ax
 
 
 def critical_difference_figure(report, aggregation: str = "uniform", *, models: Sequence[str] | None = None,
-                               groups=None, weights=None, title: str | None = None) -> Figure:
+                               groups=None, weights=None, title: str | None = None,
+                               candidate: str | None = None) -> Figure:
     """The CD diagram of ``report``'s complete models (see :meth:`BenchmarkReport.plot_critical_difference`).
 
     ``uniform``: mean ranks, the Friedman result and cliques from the
     report's ``posthoc_method``: ``nemenyi`` with the CD bar (mean-rank span
     below CD), ``wilcoxon_holm`` without one (runs of models with no
     Holm-significant Wilcoxon pair).  Other aggregations: the weighted mean ranks drawn as a
-    diagnostic, without CD or cliques (no null distribution exists).
+    diagnostic, without CD or cliques (no null distribution exists).  ``candidate``: the model to
+    highlight (see :func:`plot_critical_difference`), if it is among the complete models.
     """
     fr = report.friedman(models)
     if fr["k"] < 1:
@@ -367,16 +395,17 @@ def critical_difference_figure(report, aggregation: str = "uniform", *, models: 
             return plot_critical_difference(
                 {m: 1.0 for m in fr["models"]}, None, [],
                 diagnostic_label=f"not enough complete models or tasks (k = {fr['k']}, N = {fr['n_tasks']})",
-                title=title, color_order=report.models)
+                title=title, color_order=report.models, candidate=candidate)
         friedman = {"chi2": fr["chi2"], "p_value": fr["p_value"], "n_tasks": fr["n_tasks"]}
         title = title or f"Critical difference diagram (α = {report.alpha:g}, N = {fr['n_tasks']} tasks)"
         if report.posthoc_method == "nemenyi":
             return plot_critical_difference(fr["mean_ranks"], fr["cd"], [tuple(c) for c in fr["cliques"]],
-                                            friedman=friedman, title=title, color_order=report.models)
+                                            friedman=friedman, title=title, color_order=report.models,
+                                            candidate=candidate)
         cl = cliques(report.posthoc(report.posthoc_method, models), fr["mean_ranks"])
         return plot_critical_difference(
             fr["mean_ranks"], None, [tuple(c) for c in cl], friedman=friedman, title=title,
-            color_order=report.models,
+            color_order=report.models, candidate=candidate,
             clique_label=f"cliques: {POSTHOC_NAMES[report.posthoc_method]} (α = {report.alpha:g}), no CD")
     mr = report.mean_ranks(aggregation, groups=groups, weights=weights, models=models)
     if not mr or not all(math.isfinite(v) for v in mr.values()):
@@ -384,7 +413,7 @@ def critical_difference_figure(report, aggregation: str = "uniform", *, models: 
     return plot_critical_difference(
         mr, None, [], diagnostic_label=f"{aggregation}-weighted mean ranks: diagnostic, no CD / cliques",
         title=title or f"Mean ranks, {aggregation} aggregation (N = {fr['n_tasks']} tasks)",
-        color_order=report.models)
+        color_order=report.models, candidate=candidate)
 
 
 def mean_ranks_figure(report, aggregation: str = "uniform", **kwargs) -> Figure:

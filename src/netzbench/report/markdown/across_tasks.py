@@ -10,7 +10,7 @@ from ..facts import ReportFacts
 from ..formatting import number, p_value
 from ..paper import figure3_models, load_paper_table
 from .comparisons import bayesian, posthoc_tables
-from .text import names, table
+from .text import label, names, table
 
 _DIAGRAM_SCOPE = ("What the diagram shows: where each model sits on the mean-rank axis (lower is better; per-task "
                   "ranks already account for the metric direction), how long a gap must be to count (the CD bar, "
@@ -184,7 +184,8 @@ def _aggregations(facts: ReportFacts) -> list[str]:
     shown = ["uniform"] + [a for a in ("reliability", "hierarchical") if a in facts.mean_ranks]
     if facts.weights and "custom" in facts.mean_ranks:
         shown.append("custom")
-    rows = [[m] + [number(facts.mean_ranks[a].get(m), 2) for a in shown] for m in facts.friedman["models"]]
+    rows = [[label(facts.report, m)] + [number(facts.mean_ranks[a].get(m), 2) for a in shown]
+            for m in facts.friedman["models"]]
     L = ["Mean ranks under other aggregations (diagnostics: only `uniform` has the Friedman/Nemenyi null; "
          "`reliability` weighs tasks by 1 / mean CI half-width, `hierarchical` averages within research "
          "category first):", ""]

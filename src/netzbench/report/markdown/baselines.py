@@ -7,7 +7,7 @@ from ..facts import ReportFacts
 from ..formatting import p_value
 from ..series import metric_label
 from ..within_task import TEST_NAMES
-from .text import arrow, names, table
+from .text import arrow, label, names, table
 
 #: what each baseline kind is, in words
 KIND_NAMES = {"structure_free": "structure-free (the node features only, edges ignored)",
@@ -22,9 +22,9 @@ def ranked_columns(facts: ReportFacts) -> tuple[list[str], list[str]]:
     ``report.baselines: include``, the models under test only under ``separate``."""
     report, kinds = facts.report, facts.baseline_kinds
     if report.baseline_mode == "include":
-        return report.models, [f"{m} °" if m in kinds else m for m in report.models]
+        return report.models, [label(report, m) + (" °" if m in kinds else "") for m in report.models]
     models = [m for m in report.models if m not in kinds]
-    return models, list(models)
+    return models, [label(report, m) for m in models]
 
 
 def baseline_section(facts: ReportFacts, cell_texts) -> list[str]:
@@ -47,7 +47,7 @@ def baseline_section(facts: ReportFacts, cell_texts) -> list[str]:
     if report.baseline_mode == "separate":
         rows = [[f"`{t}`", f"{metric_label(report.task_info[t].metric)} {arrow(report.task_info[t].direction)}"]
                 + cell_texts(facts, t, baselines) for t in report.tasks]
-        L += table(["task", "metric"] + baselines, rows, "ll" + "r" * len(baselines))
+        L += table(["task", "metric"] + [label(report, m) for m in baselines], rows, "ll" + "r" * len(baselines))
         L += ["", "**Bold**: the best baseline in the row; † and ‡ as above.", ""]
     return L + _verdicts(facts)
 
@@ -66,11 +66,12 @@ def _verdicts(facts: ReportFacts) -> list[str]:
     rows, no_structure, structure, beaten = [], [], [], []
     for r in facts.baseline_comparison:
         if r["verdict"] == "no_comparison":
-            rows.append([f"`{r['task']}`", r["best_gnn"] or "n/a", r["best_baseline"] or "n/a", "", "",
+            rows.append([f"`{r['task']}`", label(report, r["best_gnn"]) or "n/a",
+                         label(report, r["best_baseline"]) or "n/a", "", "",
                          f"n/a ({r['note']})"])
             continue
-        rows.append([f"`{r['task']}`", f"{r['best_gnn']} ({r['gnn_mean']:.3f})",
-                     f"{r['best_baseline']} ({r['baseline_mean']:.3f})", f"{r['mean_diff']:+.4f}",
+        rows.append([f"`{r['task']}`", f"{label(report, r['best_gnn'])} ({r['gnn_mean']:.3f})",
+                     f"{label(report, r['best_baseline'])} ({r['baseline_mean']:.3f})", f"{r['mean_diff']:+.4f}",
                      p_value(r["p_holm"]) + (" ⁰" if r["degenerate"] else ""), VERDICT_TEXT[r["verdict"]]])
         if r["verdict"] == "baseline_better":
             beaten.append(r)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..facts import ReportFacts
 from ..formatting import number
 from ..within_task import TEST_NAMES
-from .text import duration, table
+from .text import duration, label, table
 
 
 def candidate(facts: ReportFacts) -> list[str]:
@@ -38,7 +38,7 @@ def missing_cells(facts: ReportFacts) -> list[str]:
             f"`{t}` — {why}" for t, why in failed_tasks.items()) + ".")
         L.append("")
     if missing:
-        rows = [[f"`{m['task']}`", m["model"], m["status"], f"{m['n_ok']}/{len(report.seeds)}",
+        rows = [[f"`{m['task']}`", label(report, m["model"]), m["status"], f"{m['n_ok']}/{len(report.seeds)}",
                  (m["reason"] or "").replace("|", "\\|").replace("\n", " ")] for m in missing]
         L += table(["task", "model", "status", "ok seeds", "reason"], rows, "lllrl")
     else:
@@ -47,11 +47,12 @@ def missing_cells(facts: ReportFacts) -> list[str]:
     return L
 
 
-def _cost_table(cost: dict, group: str, label: str) -> list[str]:
-    """Elapsed and summed training time per task or model (``group``), largest first."""
+def _cost_table(cost: dict, group: str, name) -> list[str]:
+    """Elapsed and summed training time per task or model (``group``, each shown as ``name(group)``),
+    largest first."""
     tot = cost["total_seconds"]
     wall_by = cost[f"wall_by_{group}"]
-    rows = [[label.format(g), duration(wall_by[g]) if g in wall_by else "n/a", duration(s),
+    rows = [[name(g), duration(wall_by[g]) if g in wall_by else "n/a", duration(s),
              f"{s / tot:.1%}" if tot else "n/a"]
             for g, s in sorted(cost[f"by_{group}"].items(), key=lambda kv: -kv[1])]
     return table([group, "elapsed", "summed over seeds", "share of compute"], rows, "lrrr")
@@ -76,7 +77,8 @@ def compute_cost(facts: ReportFacts) -> list[str]:
                      f"{cost['n_timed']} (task, model, seed) runs (no start/finish times recorded, so no elapsed "
                      "time; seeds run in parallel, so the elapsed time was shorter).")
         L.append("")
-        L += _cost_table(cost, "task", "`{}`") + [""] + _cost_table(cost, "model", "{}")
+        L += (_cost_table(cost, "task", "`{}`".format) + [""]
+              + _cost_table(cost, "model", lambda m: label(facts.report, m)))
     else:
         L.append("No per-seed timings recorded (the report was not built from run records).")
     L.append("")

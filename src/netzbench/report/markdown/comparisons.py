@@ -7,7 +7,7 @@ import math
 from ..comparisons import POSTHOC_NAMES
 from ..facts import ReportFacts
 from ..formatting import number, p_value
-from .text import table
+from .text import label, table
 
 #: P(region) at or above which the Bayesian reading calls a region "probable"
 PROBABLE = 0.95
@@ -18,12 +18,13 @@ def posthoc_tables(facts: ReportFacts) -> list[str]:
     nem, wil = facts.posthoc["nemenyi"], facts.posthoc["wilcoxon_holm"]
     if not nem:
         return []
-    alpha = facts.report.alpha
+    report, alpha = facts.report, facts.report.alpha
     by_pair = {(r["model_a"], r["model_b"]): r for r in wil}
     rows = []
     for rn in nem:
         rw = by_pair.get((rn["model_a"], rn["model_b"]), {})
-        rows.append([f"{rn['model_a']} vs. {rn['model_b']}", f"{rn['mean_rank_a']:.2f} / {rn['mean_rank_b']:.2f}",
+        rows.append([f"{label(report, rn['model_a'])} vs. {label(report, rn['model_b'])}",
+                     f"{rn['mean_rank_a']:.2f} / {rn['mean_rank_b']:.2f}",
                      f"{rw.get('wins_a', rn['wins_a'])}–{rw.get('wins_b', rn['wins_b'])}",
                      p_value(rn["p_adjusted"]) + ("*" if rn["significant"] else ""),
                      p_value(rw.get("p_raw")) + (" ⁰" if rw.get("degenerate") else ""),
@@ -80,8 +81,9 @@ def bayesian(facts: ReportFacts) -> list[str]:
                  "treating them as comparable. Monte Carlo: {bayes['n_samples']} posterior samples, seed "
                  f"{bayes['seed']} (reproducible; Monte-Carlo error ≤ {0.5 / math.sqrt(bayes['n_samples']):.3f}).")
         L.append("")
-        rows = [[f"{r['model_a']} vs. {r['model_b']}", f"{r['p_a_better']:.2f}", f"{r['p_rope']:.2f}",
-                 f"{r['p_b_better']:.2f}", _sentence(r)] for r in across]
+        rows = [[f"{label(facts.report, r['model_a'])} vs. {label(facts.report, r['model_b'])}",
+                 f"{r['p_a_better']:.2f}", f"{r['p_rope']:.2f}", f"{r['p_b_better']:.2f}", _sentence(r)]
+                for r in across]
         L += table(["pair (a vs. b)", "P(a better)", "P(equivalent)", "P(b better)", "reading"], rows, "lrrrl")
         L += ["", f"A region reached with probability ≥ {PROBABLE:.2f} is called probable; the rest is undecided. "
               "Use this when the question is \"how likely is a practically relevant difference\" rather than "

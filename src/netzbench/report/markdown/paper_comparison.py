@@ -8,7 +8,7 @@ import math
 from ...protocol import BY_NAME
 from ..facts import ReportFacts
 from ..reproduction import explain
-from .text import interval_name, table
+from .text import interval_name, label, table
 
 #: differences from the reference implementation that the paper protocol keeps by construction
 BY_CONSTRUCTION = (
@@ -54,7 +54,7 @@ def paper_comparison(facts: ReportFacts) -> list[str]:
     for c in comp:
         ov = {True: "yes", False: "**no**", None: "n/a"}[c["overlap"]]
         ours = {"mean": c["ours_mean"], "h": c["ours_h"]}
-        rows.append([f"`{c['task']}`", c["model"], f"{c['paper_mean']:.3f} ± {c['paper_h']:.3f}"]
+        rows.append([f"`{c['task']}`", label(facts.report, c["model"]), f"{c['paper_mean']:.3f} ± {c['paper_h']:.3f}"]
                     + ([_iv(c["reference"])] if with_ref else [])
                     + [_iv(ours), f"{c['diff']:+.3f}" if math.isfinite(c["diff"]) else "n/a", ov])
     L += table(["task", "model", "paper"] + (["reference here"] if with_ref else [])
@@ -118,10 +118,11 @@ def protocol_study(facts: ReportFacts) -> list[str]:
             if name == "paper":
                 continue
             switch, _, value = name.partition("=")
-            label = f"{switch} → {value}" if value else name
-            rows.append(["", label] + [f"{variant['delta'][m]:+.3f}" if m in variant["delta"] else ""
+            variant_name = f"{switch} → {value}" if value else name
+            rows.append(["", variant_name] + [f"{variant['delta'][m]:+.3f}" if m in variant["delta"] else ""
                                        for m in models] + [_order_change(variant, paper)])
-    L += table(["task", "variant", *models, "ranking"], rows, "ll" + "r" * len(models) + "l")
+    L += table(["task", "variant", *(label(facts.report, m) for m in models), "ranking"], rows,
+               "ll" + "r" * len(models) + "l")
     L.append("")
     used = sorted({n.partition("=")[0] for e in study["tasks"].values() for n in e["variants"] if "=" in n})
     L += ["Switches:", ""] + [f"- `{n}`: paper `{BY_NAME[n].paper}` — {BY_NAME[n].describe(BY_NAME[n].paper)}; "

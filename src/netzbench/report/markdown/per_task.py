@@ -9,7 +9,7 @@ from ..formatting import number, p_value
 from ..series import metric_label
 from ..within_task import TEST_NAMES
 from .baselines import baseline_section, ranked_columns
-from .text import arrow, cell_text, interval_name, overlaps, table, winners
+from .text import arrow, cell_text, interval_name, label, overlaps, table, winners
 
 
 BASELINE_NAMES = {"test_majority_acc": "majority class", "test_constant_auc": "constant score",
@@ -106,8 +106,9 @@ def significant_differences(facts: ReportFacts) -> list[str]:
             gain = abs(r["mean_diff"])
             dropped = f" (dropped seeds {', '.join(map(str, r['dropped_seeds']))})" if r["dropped_seeds"] else ""
             mark = " ⁰" if r.get("degenerate") else ""
-            rows.append([f"`{r['task']}`", f"**{r['better']}**", worse, f"{gain:.4f}", number(abs(r["cohens_dz"]), 2),
-                         p_value(r["p_raw"]) + mark, p_value(r["p_holm"]), f"{r['n_seeds']}{dropped}"])
+            rows.append([f"`{r['task']}`", f"**{label(report, r['better'])}**", label(report, worse), f"{gain:.4f}",
+                         number(abs(r["cohens_dz"]), 2), p_value(r["p_raw"]) + mark, p_value(r["p_holm"]),
+                         f"{r['n_seeds']}{dropped}"])
         L += table(["task", "better", "worse", "\\|Δμ\\|", "\\|d_z\\|", "p (raw)", "p (Holm)", "seeds"], rows,
                    "lllrrrrl")
         L.append("")
@@ -138,7 +139,8 @@ def node_classification(facts: ReportFacts) -> list[str]:
             same = rt["significant"] == rw["significant"]
             total += 1
             agree += same
-            rows.append([f"`{key[0]}`", f"{key[1]} vs. {key[2]}", f"{rt['mean_diff']:+.3f}",
+            rows.append([f"`{key[0]}`", f"{label(report, key[1])} vs. {label(report, key[2])}",
+                         f"{rt['mean_diff']:+.3f}",
                          p_value(rt["p_holm"]) + ("*" if rt["significant"] else ""),
                          p_value(rw["p_holm"]) + ("*" if rw["significant"] else ""), "✓" if same else "✗"])
         L += table(["task", "comparison", "Δμ", "p_Holm (t)", "p_Holm (Wilcoxon)", "agree"], rows, "llrrrc")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...protocol import resolve
 from ..facts import ReportFacts
 from ..within_task import TEST_NAMES
-from .text import interval_name, unavailable_reason
+from .text import interval_name, label, unavailable_reason
 
 
 def header(facts: ReportFacts) -> list[str]:
@@ -58,7 +58,7 @@ def budget_table(report) -> list[str]:
             cells.append(f"{w} ({'/'.join(f'{c:,}' for c in counts)})")
         rows.append(f"| `{t}` | " + " | ".join(cells) + " |")
     return ["", "  Hidden width (parameters) per cell under the budget:", "",
-            "  | task | " + " | ".join(report.models) + " |",
+            "  | task | " + " | ".join(label(report, m) for m in report.models) + " |",
             "  |---|" + "---|" * len(report.models)] + ["  " + r for r in rows] + [""]
 
 
@@ -85,7 +85,9 @@ def protocol(facts: ReportFacts, params: dict) -> list[str]:
     L.append(f"- **Tasks** ({n_total}): " + ", ".join(task_bits) + ".")
     roster = list(params.get("models", report.models))
     L.append(f"- **Models** (roster): {', '.join(roster)}"
-             + (f"; candidate: **{facts.candidate}**" if facts.candidate else "") + ".")
+             + (f"; candidate: **{facts.candidate}**" if facts.candidate else "")
+             + (f" (shown as {label(report, facts.candidate)} in tables and figures)"
+                if facts.candidate and label(report, facts.candidate) != facts.candidate else "") + ".")
     if facts.baseline_kinds:
         ranked = ("ranked with the models under test" if report.baseline_mode == "include"
                   else "kept out of the across-task analysis")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..formatting import display_names
+
 
 def table(headers: list[str], rows: list[list[Any]], align: str | None = None) -> list[str]:
     """A Markdown table; ``align`` has one letter per column: ``l``, ``r`` or ``c``."""
@@ -13,6 +15,14 @@ def table(headers: list[str], rows: list[list[Any]], align: str | None = None) -
     out = ["| " + " | ".join(headers) + " |", "| " + " | ".join(sep) + " |"]
     out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
     return out
+
+
+def label(report, model: str | None) -> str | None:
+    """How the tables name ``model``: its :func:`~netzbench.report.formatting.display_names` label
+    among the report's models (``EdgeFreeMLP`` for ``user_models.mlp:EdgeFreeMLP``); None stays None."""
+    if model is None:
+        return None
+    return display_names(report.models).get(model, model)
 
 
 def duration(seconds: float) -> str:
