@@ -183,3 +183,23 @@ def test_a_bad_environment_value_is_named(monkeypatch):
     monkeypatch.delenv("NETZBENCH_WARM_S")
     assert warm.idle_seconds({"warm_s": 60}) == 60 and warm.idle_seconds({"warm_s": 0}) == 0
     assert warm.idle_seconds({}) == warm.DEFAULT_IDLE_S  # params without the key
+
+
+def test_separate_stage_processes_share_one_server(workdir, warm_on):
+    """What dvc repro does: one `netzbench train` process per cell, each a new Python."""
+    import yaml
+
+    (workdir / "params.yaml").write_text(yaml.safe_dump({
+        "tasks": ["random_tsp"], "models": ["GCN", "GIN"], "seeds": [0, 1],
+        "train": {"epochs": {"random_tsp": 2}}, "exec": {"workers": 2}}))
+    cli = str(Path(sys.executable).parent / "netzbench")
+    env = {**os.environ, "NETZBENCH_WARM_S": "10"}
+    before = dict(warm.servers())
+    pids = []
+    for model in ("GCN", "GIN"):
+        done = subprocess.run([cli, "train", "random_tsp", model, "--out", f"{model}.json"], cwd=workdir,
+                              env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert "no warm worker server" not in done.stderr
+        pids.append({fp: pid for fp, pid in warm.servers() if fp not in before})
+    assert len(pids[0]) == 1 and pids[1] == pids[0]  # the second stage found the first one's server
