@@ -450,9 +450,8 @@ class BenchmarkReport:
         return _figures().curves.learning_curves_figure(self, series, tasks)
 
     def plot_dashboard(self, title: str | None = None, candidate: str | None = None):
-        """Per-category dashboard (the paper's Figure 2): one panel per research category,
-        every task of the category as a group of bars with CIs (current ``ci_method``); the
-        ``candidate`` model (if given) marked."""
+        """Per-category dashboard (the paper's Figure 2): one panel per research category, every task of
+        the category as a group of bars with CIs (current ``ci_method``); ``candidate`` (if given) marked."""
         return _figures().cells.dashboard_figure(self, title, candidate)
 
     # ---------------------------------------------------------- persistence

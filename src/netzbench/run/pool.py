@@ -27,9 +27,8 @@ import threading
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 
-from .worker import huge_page_allocations, init_worker, run_seed
+from .worker import MAX_RETRIES, died_result, huge_page_allocations, init_worker, run_seed
 
-MAX_RETRIES = 2
 _CONTEXT = None
 
 
@@ -52,12 +51,6 @@ def pool_context():
             _CONTEXT[0].set_forkserver_preload(["netzbench.run.preload"])
     ctx, env = _CONTEXT
     return ctx if env == _arithmetic_env() else multiprocessing.get_context("spawn")
-
-
-def died_result(attempts: int) -> dict:
-    """The result of a job whose worker process died on every attempt."""
-    return {"status": "failed", "seconds": 0.0,
-            "error": f"worker process died {attempts} time(s); killed by the system (out of memory?) or crashed"}
 
 
 class _ProgressPump:

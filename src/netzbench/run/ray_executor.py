@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .arithmetic import PORTABLE_ENV
 
-from .pool import MAX_RETRIES
+from .worker import MAX_RETRIES
 
 INSTALL_HINT = "exec.executor is 'ray' but Ray is not installed: pip install 'netzbench[ray]'"
 

@@ -371,7 +371,7 @@ def run_jobs_warm(jobs: list[dict], workers: int, idle_s: float, on_result, on_e
     """Run ``jobs`` in children of the warm server, ``workers`` at a time. ``on_result(job, result)``
     and ``on_epochs(job_index, epoch)`` are called in this thread. A child that died is retried like
     a broken pool's job; returns the jobs no server could take (the caller runs them in its pool)."""
-    from .pool import MAX_RETRIES, died_result
+    from .worker import MAX_RETRIES, died_result
 
     sock = ensure_server(idle_s)  # raises WarmUnavailable before any job is sent
     out: queue_mod.Queue = queue_mod.Queue()

@@ -18,6 +18,8 @@ import time
 
 #: progress queue of this worker process (set by :func:`init_worker`)
 _PROGRESS = None
+#: a job whose process dies is run again at most this many times, alone, then recorded as failed
+MAX_RETRIES = 2
 
 
 class SeedTimeout(Exception):
@@ -48,6 +50,12 @@ def _report(job_index: int, epoch: int) -> None:
             _PROGRESS.put_nowait((job_index, epoch))
         except Exception:  # noqa: BLE001 - progress is best effort, never fatal
             pass
+
+
+def died_result(attempts: int) -> dict:
+    """The result of a job whose worker process died on every attempt."""
+    return {"status": "failed", "seconds": 0.0,
+            "error": f"worker process died {attempts} time(s); killed by the system (out of memory?) or crashed"}
 
 
 def _on_alarm(signum, frame):
