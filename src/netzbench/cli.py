@@ -433,7 +433,6 @@ def _print_table(header: list[str], rows: list[list[str]], right: frozenset[int]
 
     def line(cells) -> str:
         out = [str(c).rjust(w) if i in right else str(c).ljust(w) for i, (c, w) in enumerate(zip(cells, widths))]
-        out[-1] = out[-1].rstrip() if len(header) - 1 not in right else out[-1]
         return "  ".join(out).rstrip()
 
     click.echo(line(header))

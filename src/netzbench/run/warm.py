@@ -48,14 +48,16 @@ import threading
 import time
 from pathlib import Path
 
-#: seconds a server stays after its last seed when params say nothing (``exec.warm_s``)
-DEFAULT_IDLE_S = 60
+from ..identity import PACKAGE_DIR, source_hash
+from ..params import DEFAULTS, ParamsError
+
+#: seconds a server stays after its last seed when params say nothing (``exec.warm_s``'s default)
+DEFAULT_IDLE_S = DEFAULTS["exec"]["warm_s"]
 #: seconds a new server may take to import torch and start listening
 START_TIMEOUT_S = 120
 #: environment variables that differ between stages of one pipeline and never reach a number
 _VOLATILE_ENV = ("PWD", "OLDPWD", "SHLVL", "_")
 _HEADER = struct.Struct("!Q")
-_PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
 
 class WarmUnavailable(RuntimeError):
@@ -69,8 +71,6 @@ def idle_seconds(exec_params: dict) -> float:
         try:
             return max(0.0, float(value))
         except ValueError:
-            from ..params import ParamsError
-
             raise ParamsError(f"NETZBENCH_WARM_S must be a number of seconds (0: no warm server), got {value!r}") from None
     warm = exec_params.get("warm_s", DEFAULT_IDLE_S)
     return float(warm or 0)
@@ -113,9 +113,7 @@ def runtime_dir() -> Path:
 
 
 def _package_digest(h) -> None:
-    for path in sorted(_PACKAGE_DIR.rglob("*.py")):
-        h.update(str(path.relative_to(_PACKAGE_DIR)).encode())
-        h.update(path.read_bytes())
+    h.update(source_hash([PACKAGE_DIR]).encode())
     for name in ("torch", "torch_geometric"):
         spec = importlib.util.find_spec(name)  # a top-level package: found without importing it
         origin = Path(spec.origin) if spec is not None and spec.origin else None
