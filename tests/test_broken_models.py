@@ -156,3 +156,32 @@ def test_a_raising_loader_names_the_task_and_the_loader(tmp_path, monkeypatch):
     assert seeds["1"]["status"] == "failed"
     assert seeds["1"]["error"] == ("DataLoadError: task 'perseed', seed 1: loading the data "
                                    "(brokenloaders:load_per_seed) raised ValueError: no instance for seed 1")
+
+
+class ConstantEmbedding(torch.nn.Module):
+    """The same embedding for every node: every pair gets the same score."""
+
+    task_types = frozenset({"link_pred"})
+    node_encoder = True
+
+    def __init__(self, in_channels, hidden_channels, out_channels):
+        super().__init__()
+        self.bias = torch.nn.Parameter(torch.ones(out_channels))
+
+    def forward(self, x, edge_index):
+        return self.bias.expand(x.shape[0], -1)
+
+
+def test_a_constant_link_scorer_records_chance_level_ap_and_auc(tmp_path):
+    """Positives are listed before negatives in the held-out sets; counting tied positives as hits would
+    record AP 1.0. Tie-aware, it is the positive rate (1/2: one negative per positive)."""
+    task = task_from_dataset("karate_link", "link_pred", KarateClub()[0], epochs=2)
+    rep = run_benchmark(models={"Const": ConstantEmbedding}, tasks=[task], seeds=[0], data_root=tmp_path,
+                        progress=False)
+    seed = rep.cells["karate_link"]["Const"]["seeds"]["0"]
+    assert seed["status"] == "ok", seed
+    history = rep.histories["karate_link"]["Const"][0]
+    for name in ("val", "test"):
+        assert history[f"{name}_auc"][-1] == 0.5
+        assert history[f"{name}_ap"][-1] == pytest.approx(0.5)
+    assert history["test_constant"][-1] == 1.0

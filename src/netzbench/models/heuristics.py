@@ -89,23 +89,6 @@ class _PathHeuristic(PairHeuristic):
             idx = order[lo:hi]
             out[idx] = rows[inverse[idx][:, None] - start, flat[idx]]
         return out.reshape(tails.shape)
-        weighted = sp.diags(self.weights(degrees(adjacency))) @ adjacency  # W A
-        uniq, inverse = np.unique(heads, return_inverse=True)
-        order = np.argsort(inverse, kind="stable")
-        sorted_inverse = inverse[order]
-        block = max(1, BLOCK_ENTRIES // max(adjacency.shape[1], 1))
-        dense = np.zeros((min(block, uniq.size), adjacency.shape[1]))
-        for start in range(0, uniq.size, block):
-            rows = adjacency[uniq[start:start + block]] @ weighted  # A_H W A, sparse
-            # scatter the nonzeros into a zeroed buffer and clear them afterwards: much cheaper than
-            # densifying every block from scratch
-            r = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
-            dense[r, rows.indices] = rows.data
-            lo, hi = np.searchsorted(sorted_inverse, [start, start + block])
-            idx = order[lo:hi]
-            out[idx] = dense[inverse[idx][:, None] - start, flat[idx]]
-            dense[r, rows.indices] = 0.0
-        return out.reshape(tails.shape)
 
 
 class CommonNeighbors(_PathHeuristic):

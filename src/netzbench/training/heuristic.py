@@ -8,9 +8,8 @@ so the cells pair seed by seed) and scores pairs from the adjacency of the
 family (``val_auc``, ``val_ap``, ``test_auc``, ``test_ap``, ``test_constant``;
 relational tasks add ``*_mrr`` and ``*_hits{1,3,10}``), each with a single
 value recorded as epoch 1 (``epochs = [1]``: the one evaluation; there is no
-``train_loss``, and ``num_params`` is 0). Average precision is the tie-aware
-one (:func:`~netzbench.training.metrics.average_precision_tied`): counts tie
-a lot, and an order among tied pairs would be arbitrary.
+``train_loss``, and ``num_params`` is 0). Counts tie a lot; average precision
+and the ranks are tie-aware, as for every model.
 """
 
 from __future__ import annotations
@@ -51,15 +50,10 @@ def score_heuristic(model, adjacency, sets: dict[str, tuple]) -> FitResult:
     for name, (s_pos, s_neg, cand) in _all_scores(model, adjacency, sets).items():
         s = torch.as_tensor(np.concatenate([s_pos, s_neg]), dtype=torch.float64)
         labels = torch.cat([torch.ones(s_pos.size), torch.zeros(s_neg.size)])
-        row[f"{name}_auc"] = M.roc_auc(s, labels)
-        row[f"{name}_ap"] = M.average_precision_tied(s, labels)
+        row.update(M.pair_metrics(name, s, labels))
         if cand is not None:
-            cand = torch.as_tensor(cand, dtype=torch.float64)
-            M.require_finite("MRR", cand)
-            rank = M.tail_ranks(cand, torch.as_tensor(s_pos, dtype=torch.float64))
-            row[f"{name}_mrr"] = (1.0 / rank).mean().item()
-            for k in (1, 3, 10):
-                row[f"{name}_hits{k}"] = (rank <= k).double().mean().item()
+            row.update(M.rank_metrics(name, torch.as_tensor(cand, dtype=torch.float64),
+                                      torch.as_tensor(s_pos, dtype=torch.float64)))
         if name == "test":
             row["test_constant"] = is_constant(s)
     return FitResult({key: [float(v)] for key, v in row.items()}, [1], 0, {"test_constant_auc": 0.5})

@@ -115,8 +115,7 @@ def train_link_pred(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on_
         row = {}
         for name, (pairs, labels) in eval_sets.items():
             s = model.score(z, pairs)
-            row[f"{name}_auc"] = M.roc_auc(s, labels)
-            row[f"{name}_ap"] = M.average_precision(s, labels)
+            row.update(M.pair_metrics(name, s, labels))
             if name == "test":
                 row["test_constant"] = is_constant(s)
         return row

@@ -5,8 +5,8 @@ r"""Evaluation metrics computed in torch (no host round-trips per epoch).
 - ROC-AUC by the rank-sum (Mann–Whitney) identity
   :math:`\mathrm{AUC} = (R_+ - n_+(n_+ + 1)/2) / (n_+ n_-)` with tied scores
   given their average rank;
-- average precision :math:`\sum_k P(k)\,\Delta R(k)` over the ranked list (and a tie-aware version,
-  one threshold per distinct score, for heuristics whose scores are counts);
+- average precision :math:`\sum_k P(k)\,\Delta R(k)` over the ranked list, tie-aware (one
+  threshold per distinct score: a constant scorer gets the positive rate, not 1.0);
 - filtered ranks of a true tail among candidate tails (ties counted half), for MRR and Hits@k;
 - MAE and RMSE.
 
@@ -74,22 +74,13 @@ def roc_auc(scores: torch.Tensor, labels: torch.Tensor) -> float:
 
 
 def average_precision(scores: torch.Tensor, labels: torch.Tensor) -> float:
-    labels = labels.bool()
-    n_pos = int(labels.sum())
-    if n_pos == 0:
-        return float("nan")
-    require_finite("average precision", scores)
-    order = torch.argsort(scores, descending=True, stable=True)
-    hits = labels[order].double()
-    precision = torch.cumsum(hits, 0) / torch.arange(1, hits.numel() + 1, dtype=torch.float64)
-    return (precision * hits).sum().item() / n_pos
-
-
-def average_precision_tied(scores: torch.Tensor, labels: torch.Tensor) -> float:
     r"""Average precision with tied scores as one threshold: :math:`\sum_t (R_t - R_{t-1}) P_t` over the
-    distinct scores :math:`t` (every pair scoring at least :math:`t` is retrieved together), so it does not
-    depend on the order of tied pairs. Equal to :func:`average_precision` without ties; for scores with
-    many ties (the counts of link heuristics), where an order among ties would be arbitrary."""
+    distinct scores :math:`t` (every pair scoring at least :math:`t` is retrieved together).
+
+    It does not depend on the order of tied pairs, so a constant scorer gets the positive rate
+    :math:`n_+ / n` (chance), never 1.0 because its positives happen to be listed first. Without
+    ties it is the usual :math:`\sum_k P(k)\,\Delta R(k)` over the ranked list.
+    """
     labels = labels.bool()
     n_pos = int(labels.sum())
     if n_pos == 0:
@@ -110,6 +101,21 @@ def tail_ranks(candidate_scores: torch.Tensor, true_scores: torch.Tensor) -> tor
     """1-based rank of each true score among its row of candidate scores [m, k], ties counted half."""
     above = (candidate_scores > true_scores[:, None]).sum(1).double()
     return 1 + above + 0.5 * (candidate_scores == true_scores[:, None]).sum(1).double()
+
+
+def pair_metrics(name: str, scores: torch.Tensor, labels: torch.Tensor) -> dict[str, float]:
+    """``{name}_auc`` and ``{name}_ap`` of a scored set of positive and negative pairs."""
+    return {f"{name}_auc": roc_auc(scores, labels), f"{name}_ap": average_precision(scores, labels)}
+
+
+def rank_metrics(name: str, candidate_scores: torch.Tensor, true_scores: torch.Tensor) -> dict[str, float]:
+    """``{name}_mrr`` and ``{name}_hits{1,3,10}`` of each true tail ranked among its candidates [m, k]."""
+    require_finite("MRR", candidate_scores)
+    rank = tail_ranks(candidate_scores, true_scores)
+    row = {f"{name}_mrr": (1.0 / rank).mean().item()}
+    for k in (1, 3, 10):
+        row[f"{name}_hits{k}"] = (rank <= k).double().mean().item()
+    return row
 
 
 def mae(pred: torch.Tensor, y: torch.Tensor) -> float:

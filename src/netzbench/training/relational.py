@@ -157,14 +157,8 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on
             sp, sn = model.score(z, pos), model.score(z, neg)
             s = torch.cat([sp, sn])
             lab = torch.cat([torch.ones_like(sp), torch.zeros_like(sn)])
-            row[f"{name}_auc"] = M.roc_auc(s, lab)
-            row[f"{name}_ap"] = M.average_precision(s, lab)
-            cand_scores = model.score_tails(z, pos, cands)  # [m, k]
-            M.require_finite("MRR", cand_scores)
-            rank = M.tail_ranks(cand_scores, sp)
-            row[f"{name}_mrr"] = (1.0 / rank).mean().item()
-            for k in (1, 3, 10):
-                row[f"{name}_hits{k}"] = (rank <= k).double().mean().item()
+            row.update(M.pair_metrics(name, s, lab))
+            row.update(M.rank_metrics(name, model.score_tails(z, pos, cands), sp))  # candidates [m, k]
             if name == "test":
                 row["test_constant"] = is_constant(s)
         return row
