@@ -93,7 +93,7 @@ def offline(monkeypatch):
     served: dict[str, Path] = {}
     calls: list[str] = []
 
-    def download(url, dst, expected=None, timeout=60.0, sidecar=None):
+    def download(url, dst, expected=None, timeout=60.0, sidecar=None, git_blob=None):
         calls.append(url)
         if url not in served:
             raise urllib.error.URLError(f"offline test, not served: {url}")

@@ -1,20 +1,23 @@
 """The warm worker server: seeds forked from one process that imported torch once, across stages.
 
 Every test here turns the server on (the suite's default is off, so that each test's own cache
-directory does not leave a server behind) and stops the servers it started.
+directory does not leave a server behind), in a runtime folder of its own, and stops the servers it
+started.
 """
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
-from netzbench.run import warm
+from netzbench.run import warm, wire
 from netzbench.run.execute import train_cell
 
 from helpers import make_params, misbehaving_workdir
@@ -42,19 +45,27 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.fixture
-def warm_on(monkeypatch):
-    """Servers on (5 s idle) for this test; every server it started is stopped afterwards."""
-    monkeypatch.setenv("NETZBENCH_WARM_S", "5")
-    before = {pid for _, pid in warm.servers()}
-    yield
+def private_runtime(monkeypatch):
+    """A runtime folder of this test's own (``$XDG_RUNTIME_DIR``, short for the socket path): the
+    servers it starts are its alone, so tests running at once in other processes never stop them."""
+    folder = tempfile.mkdtemp(prefix="nzw-", dir="/tmp")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", folder)
+    yield Path(folder)
     for _, pid in warm.servers():
-        if pid not in before:
-            os.kill(pid, signal.SIGTERM)
-            _wait(lambda: not _alive(pid), 10)
+        os.kill(pid, signal.SIGTERM)
+        _wait(lambda: not _alive(pid), 10)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
-def workdir(tmp_path, monkeypatch):
+def warm_on(monkeypatch, private_runtime):
+    """Servers on (5 s idle) for this test; every server it started is stopped afterwards."""
+    monkeypatch.setenv("NETZBENCH_WARM_S", "5")
+    yield
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch, private_runtime):
     return misbehaving_workdir(tmp_path, monkeypatch, "warmlab")
 
 
@@ -103,14 +114,10 @@ def test_a_child_whose_client_is_gone_stops(workdir, warm_on):
     plan = plan_cell("random_tsp", "warmlab.models:SlowEpochs", p, role="candidate", echo=lambda m: None)
     job = plan.jobs[0]
     configure_arithmetic(p["exec"]["arithmetic"])  # as run_plans does before it asks for a server
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    conn.connect(str(warm.ensure_server(5)))
-    kind, child = warm._recv(conn)
-    assert kind == "started"
+    conn, child, _ = warm._open(warm.ensure_server(5))  # connected, secret sent, "started" received
     socket.send_fds(conn, [b"f"], [1, 2])
-    warm._send(conn, job)
-    first = warm._recv(conn)
-    assert first[0] == "epoch", first
+    wire.send(conn, job)
+    assert [wire.recv(conn)[0] for _ in range(2)] == ["limits", "epoch"]
     conn.close()
     assert _wait(lambda: not _alive(child)), "the child trained on without a client"
 

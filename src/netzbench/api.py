@@ -52,6 +52,11 @@ class Task:
     metadata: dict = field(default_factory=dict)
 
     def __post_init__(self):
+        from .params import unsafe_name
+
+        why = unsafe_name(self.name)  # the name becomes a folder (<data_root>/<name>, the cache's api-data/<name>)
+        if why:
+            raise ValueError(f"task {self.name!r} {why}")
         if self.task_type not in TASK_TYPES:
             raise ValueError(f"task {self.name!r}: unknown task_type {self.task_type!r}; valid: {sorted(TASK_TYPES)}")
         if self.loader is None and self.catalog_id is None:
@@ -154,14 +159,14 @@ def _task_dir(task: Task, seeds: list[int], data_root: Path, params: dict) -> Pa
     """The processed data of ``task``: the catalogue's ``data_root/<id>`` (fetched when missing),
     or, for a task with its own loader, a folder under the cache written from the loader."""
     from .catalog.data import fetch_task, write_loader_task
-    from .paths import cache_root
+    from .paths import cache_root, child
 
     if task.catalog_id is not None:
-        task_dir = data_root / task.catalog_id
+        task_dir = child(data_root, task.catalog_id)
         if "epochs" not in _meta(task_dir):  # never fetched, or by an older netzbench (no budget recorded)
             fetch_task(task.catalog_id, params, data_root)
         return task_dir
-    out = cache_root() / "api-data" / task.name
+    out = child(cache_root() / "api-data", task.name)  # replaced as a whole: never a path outside api-data/
     write_loader_task(out, task.name, task.task_type, task.loader, root=data_root / task.name,
                       seeds=seeds if task.seed_aware else None, split=task.split, category=task.category,
                       epochs=task.epochs)
@@ -172,7 +177,7 @@ def _task_dir(task: Task, seeds: list[int], data_root: Path, params: dict) -> Pa
 _ARGUMENTS = {"train.epochs": "epochs", "train.hidden_channels": "hidden_channels", "seeds": "seeds",
               "train.param_budget": "param_budget", "train.node_split": "node_split",
               "exec.threads": "threads", "exec.workers": "workers", "exec.executor": "executor",
-              "search": "search", "protocol": "protocol", "train.": "lr"}
+              "search": "search", "protocol": "protocol", "train.": "lr", "tasks": "tasks", "models": "models"}
 
 
 def _optimisers(lr) -> dict:

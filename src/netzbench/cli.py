@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from .errors import ParamsError
+from .errors import ParamsError, RecordError
 
 
 class UserError(click.ClickException):
@@ -21,15 +21,14 @@ class UserError(click.ClickException):
 
 
 def _declared_arithmetic(path: str) -> str:
-    """``exec.arithmetic`` as written in the params file (or the default), read without validation."""
-    import yaml
-
-    from .params import DEFAULTS
+    """``exec.arithmetic`` as written in the params file (or the default), read without validation (but
+    read as safely as :func:`~netzbench.params.load_params` reads it: an anchor bomb is refused here too)."""
+    from .params import DEFAULTS, read_yaml
 
     try:
-        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        raw = read_yaml(path) or {}
         mode = (raw.get("exec") or {}).get("arithmetic")
-    except (OSError, yaml.YAMLError, AttributeError):
+    except (OSError, ParamsError, AttributeError):
         mode = None  # load_config reports what is wrong with the file
     return mode if isinstance(mode, str) else DEFAULTS["exec"]["arithmetic"]
 
@@ -55,7 +54,11 @@ def _params(path: str, *, import_models: bool = True) -> dict:
 def _check_task(params: dict, task: str) -> None:
     from .catalog.table import UnknownTaskError
     from .config import check_task
+    from .params import unsafe_name
 
+    why = unsafe_name(task)  # before the catalogue: the id becomes data/<task>/ and metrics/runs/<task>/
+    if why:
+        raise UserError(f"task {task!r} {why}")
     try:
         check_task(task)
     except UnknownTaskError as exc:
@@ -65,7 +68,11 @@ def _check_task(params: dict, task: str) -> None:
 def _check_model(model: str, model_args: dict | None = None) -> None:
     from .config import check_model
     from .models.registry import ModelError
+    from .params import unsafe_name
 
+    why = unsafe_name(model, model=True)  # the name becomes metrics/runs/<task>/<model>.json
+    if why:
+        raise UserError(f"model {model!r} {why}")
     try:
         check_model(model, model_args)
     except ModelError as exc:
@@ -143,14 +150,18 @@ def fetch_summary(meta: dict) -> str:
 @click.option("--data-root", default="data", show_default=True)
 def train(task: str, model: str, params_path: str, out: str | None, data_root: str) -> None:
     """Train every seed of the (TASK, MODEL) cell and write its run record."""
+    from .paths import child
     from .run.execute import train_cell
 
     params = _params(params_path)
     _check_task(params, task)
     _check_model(model)
     _check_device(params)
-    out = out or f"metrics/runs/{task}/{model}.json"
-    record = train_cell(task, model, params, out, data_root=data_root, echo=_echo)
+    out = out or child(child("metrics/runs", task), f"{model}.json")  # checked names; never outside metrics/runs
+    try:
+        record = train_cell(task, model, params, out, data_root=data_root, echo=_echo)
+    except RecordError as exc:  # the record could not be written (a full disk): names it
+        raise UserError(str(exc)) from None
     _echo(f"{task}/{model}: {record['status']} -> {out}")
 
 
@@ -165,12 +176,13 @@ def candidate(task: str, params_path: str, data_root: str) -> None:
     null, `in_roster` when it names a roster model without `model_args`
     (the report then uses the roster cells), otherwise a full run record.
     """
+    from .paths import child
     from .records import write_record
     from .run.execute import train_cell
 
     params = _params(params_path)
     _check_task(params, task)
-    out = Path("metrics/candidate") / f"{task}.json"
+    out = child("metrics/candidate", f"{task}.json")
     model, model_args = params["model"], params["model_args"] or {}
     if model is None:
         write_record(out, {"status": "no_candidate", "task": task})
@@ -182,8 +194,11 @@ def candidate(task: str, params_path: str, data_root: str) -> None:
         return
     _check_model(model, model_args)
     _check_device(params)
-    record = train_cell(task, model, params, out, role="candidate", model_args=model_args,
-                        data_root=data_root, echo=_echo)
+    try:
+        record = train_cell(task, model, params, out, role="candidate", model_args=model_args,
+                            data_root=data_root, echo=_echo)
+    except RecordError as exc:  # the record could not be written (a full disk): names it
+        raise UserError(str(exc)) from None
     _echo(f"{task}/candidate {record['model']}: {record['status']} -> {out}")
 
 
@@ -275,7 +290,7 @@ def warm(stop: bool) -> None:
     from .run.warm import servers, stop_servers
 
     if stop:
-        _echo(f"asked {stop_servers()} warm server(s) to leave")
+        _echo(f"asked {stop_servers(echo=_echo)} warm server(s) to leave")
         return
     found = servers()
     for fp, pid in found:
@@ -295,26 +310,45 @@ def report(params_path: str) -> None:
         params = load_params(params_path)
     except ParamsError as exc:
         raise UserError(str(exc)) from None
-    run_report_stage(params, echo=_echo)
+    unchanged = "nothing was published: the previous report outputs are unchanged"
+    try:
+        run_report_stage(params, echo=_echo)
+    except RecordError as exc:  # a torn or foreign run record: names the file and the stage to re-run
+        raise UserError(f"{exc}; {unchanged}") from None
+    except OSError as exc:  # e.g. a full disk while writing (the outputs are renamed into place only at the end)
+        from .records import CommitError
+
+        where = f" {exc.filename}" if exc.filename else ""
+        then = "run `netzbench report` again once that is fixed" if isinstance(exc, CommitError) else unchanged
+        raise UserError(f"report: cannot write{where}: {exc.strerror or exc}; {then}") from None
+    except Exception:
+        _echo(f"report: stopped by an unexpected error (below); {unchanged}")
+        raise
 
 
 @main.command()
 @click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False))
 @click.option("--against", default=None, type=click.Path(exists=True, dir_okay=False),
               help="The benchmark file to compare with [default: reports/benchmark.json as committed (git HEAD)].")
-def verify(files: tuple[str, ...], against: str | None) -> None:
+@click.option("--whole", is_flag=True,
+              help="Compare the whole files (every cell of either, each file's own conclusions) instead of "
+                   "the cells and seeds both have.")
+def verify(files: tuple[str, ...], against: str | None, whole: bool) -> None:
     """Compare two benchmark files cell by cell and conclusion by conclusion.
 
     `netzbench verify` after a local `dvc repro` compares reports/benchmark.json with the published
     one (git HEAD); `--against FILE` names the other file; `netzbench verify A B` compares any two.
-    Exit code 1 when a conclusion changed (mean-rank order, Friedman decision, CD cliques, significant
-    pairwise differences, cells overlapping the paper), 0 otherwise, whatever the numbers did.
+    It compares the cells both ran, on the seeds both have, with the conclusions recomputed on them,
+    and lists what it left out (a narrowed run's tasks); `--whole` compares the files as they are.
+    Exit code 2 for a file netzbench cannot have written (not JSON, an accuracy of 5.5, ...), 1 when a
+    conclusion changed (mean-rank order, Friedman decision, CD cliques, significant pairwise
+    differences, cells overlapping the paper) or none can be computed, 0 otherwise.
     """
     import subprocess
     import tempfile
 
-    from .report import BenchmarkReport
-    from .report.verify import render, verify as compare
+    from .report.verify import VerifyError, render, verify as compare
+    from .report.verify_input import read_benchmark
 
     if len(files) > 2 or (len(files) == 2 and against):
         raise UserError("give at most two files, or one file and --against")
@@ -329,17 +363,13 @@ def verify(files: tuple[str, ...], against: str | None) -> None:
                                 "give the other file with --against")
             theirs = str(Path(tmp) / "published.json")
             Path(theirs).write_bytes(shown.stdout)
-        reports = []
-        for path, shown_as in ((ours, ours), (theirs, theirs_shown)):
-            try:
-                reports.append(BenchmarkReport.from_json(path))
-            except (ValueError, KeyError, TypeError, OSError) as exc:
-                raise UserError(f"cannot read the benchmark file {shown_as}: {type(exc).__name__}: {exc} "
-                                "(truncated or not written by netzbench report?)") from None
-        a, b = reports
-        result = compare(a, b)
-    click.echo(render(result))
-    if result["changed"]:
+        try:
+            a, b = read_benchmark(ours), read_benchmark(theirs, theirs_shown)
+            result = compare(a, b, whole=whole)
+        except VerifyError as exc:
+            raise UserError(str(exc)) from None
+    click.echo(render(result, labels=(ours, theirs_shown)))
+    if not result["verified"]:
         sys.exit(1)
 
 

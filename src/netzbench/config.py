@@ -84,11 +84,16 @@ def check_names(params: dict, *, import_models: bool = False, source: str = "par
             _model_exists(model, import_models)
         except ModelError as exc:
             fail(f"`models`/`model`: {exc}")
-    for key, known, what in (("train.model_config", names, "a model of `models` or `model`"),
-                             ("train.epochs", sorted(TASKS), "a task of the catalogue or `custom_tasks`"),
-                             ("report.weights", params["tasks"], "a task of `tasks`")):
+    catalogue = (sorted(TASKS), "a task of the catalogue or `custom_tasks`")
+    # rank_tasks/rank_exclude may name tasks not in `tasks` (narrowing `tasks` needs no edit there), but a
+    # name no task has is a typo: both are checked alike, as every key naming a task or model is
+    for key, (known, what) in (("train.model_config", (names, "a model of `models` or `model`")),
+                               ("train.epochs", catalogue), ("report.weights", (params["tasks"], "a task of `tasks`")),
+                               ("report.rank_tasks", catalogue), ("report.rank_exclude", catalogue)):
         section, name = key.split(".")
-        for entry in params[section].get(name) or {}:
+        value = params[section].get(name) or {}
+        for entry in value:
             if entry not in known:
-                fail(f"`{key}.{entry}` is not {what}{closest(entry, known)}")
+                shown = f"`{key}.{entry}`" if isinstance(value, dict) else f"`{key}` entry {entry!r}"
+                fail(f"{shown} is not {what}{closest(entry, known)}")
     return params

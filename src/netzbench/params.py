@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import copy
 import difflib
+import math
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -87,11 +89,20 @@ ARITHMETIC = ("native", "portable")
 #: hyperparameters the inner search may vary
 SEARCHABLE = ("lr", "weight_decay", "hidden_channels")
 
-__all__ = ["DEFAULTS", "ParamsError", "load_params", "merge", "validate"]
+__all__ = ["DEFAULTS", "ParamsError", "check_name", "load_params", "merge", "read_yaml", "unsafe_name", "validate"]
 
 
 #: the largest seed: a signed 64-bit integer (what torch.manual_seed, numpy and the seeded streams all accept)
 MAX_SEED = 2**63 - 1
+#: a task id or model name becomes a file or folder name (data/<task>/, metrics/runs/<task>/<model>.json): a
+#: plain name, never '', '.', '..', a separator or a NUL, never hidden (fetch stages in data/.<task>.partial)
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+_IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
+#: a model given as an importable class, 'package.module:ClassName'
+MODEL_REF = re.compile(f"{_IDENTIFIER}:{_IDENTIFIER}")
+#: what a params file may hold: its bytes, the nodes of the document with every alias expanded (a YAML
+#: anchor bomb is small as text but huge as a tree) and how deep it nests; the real one is far below each
+MAX_BYTES, MAX_NODES, MAX_DEPTH = 1 << 20, 100_000, 64
 
 def merge(base: dict, override: dict) -> dict:
     """``base`` with ``override`` merged in, nested mappings key by key (copies, never aliases)."""
@@ -130,24 +141,78 @@ def _is_int(value: Any) -> bool:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A finite int or float: NaN passes every ``<``/``>`` range check unnoticed (``timeout_s: .nan`` would
+    turn the timeout off, ``lr: .nan`` fail only after training) and an int beyond float range overflows."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def unsafe_name(name: Any, *, model: bool = False) -> str | None:
+    """Why ``name`` cannot be a task id (with ``model``: a model name), or None when it can.
+
+    Ids and model names become folder and file names, so only plain names pass (:data:`NAME`; a
+    model also as 'package.module:ClassName'): never a path that would make fetch replace, or train
+    write, anything outside ``data/`` or ``metrics/``."""
+    if not isinstance(name, str):
+        kind = "null" if name is None else "a boolean" if isinstance(name, bool) else (
+            "a number" if isinstance(name, (int, float)) else f"a {type(name).__name__}")
+        return f"is {kind}, not a name (YAML reads an unquoted 123, 1.5, true or null so): quote it"
+    if (NAME.fullmatch(name) and ".." not in name) or (model and len(name) <= 200 and MODEL_REF.fullmatch(name)):
+        return None
+    return ("is not a plain name: it becomes a file or folder name, so it must be 1 to 100 letters, digits, '_', "
+            "'.' or '-', starting with a letter or digit, without '..'" + (", or 'package.module:ClassName'"
+                                                                           if model else ""))
+
+
+def check_name(name: Any, what: str, *, model: bool = False, source: str = "params.yaml") -> Any:
+    """``name``, or :class:`ParamsError` naming ``what`` (e.g. "`tasks` entry") and the name."""
+    why = unsafe_name(name, model=model)
+    if why:
+        raise ParamsError(f"{source}: {what} {name!r} {why}")
+    return name
 
 
 def _check_str_list(params: dict, key: str) -> None:
     value = params[key]
-    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+    if not isinstance(value, list) or not value:
         raise ParamsError(f"params.yaml: `{key}` must be a non-empty list of names, got {value!r}")
+    for v in value:
+        check_name(v, f"`{key}` entry", model=key == "models")
     dupes = sorted({v for v in value if value.count(v) > 1})
     if dupes:
         raise ParamsError(f"params.yaml: `{key}` lists {dupes} more than once")
 
 
+#: option sections that may be null, meaning "nothing set" (the defaults, or no entries); null for any
+#: other section is an error, not a silent reset
+_NULL_IS_DEFAULT = _FREE_KEYS | {("search",)}
+
+
+def _check_sections(params: dict, spec: dict = DEFAULTS, where: tuple[str, ...] = ()) -> None:
+    """Raise :class:`ParamsError` for a section (a mapping of ``DEFAULTS``) given as anything but a mapping;
+    a null where :data:`_NULL_IS_DEFAULT` allows it becomes the default."""
+    for key, default in spec.items():
+        if not isinstance(default, dict):
+            continue
+        path, value = (*where, key), params.get(key)
+        if value is None and path in _NULL_IS_DEFAULT:
+            params[key] = copy.deepcopy(default)
+        elif not isinstance(value, dict):
+            got = "null (leave the key out for the defaults)" if value is None else repr(value)
+            raise ParamsError(f"params.yaml: `{'.'.join(path)}` must be a mapping, got {got}")
+        elif path not in _FREE_KEYS:
+            _check_sections(value, default, path)
+
+
 def validate(params: dict) -> dict:
     """Check every value's type and range; return ``params`` (defaults merged)."""
-    if params.get("custom_tasks") is None:
-        params["custom_tasks"] = {}
-    if not isinstance(params["custom_tasks"], dict):
-        raise ParamsError(f"params.yaml: `custom_tasks` must be a mapping id -> entry, got {params['custom_tasks']!r}")
+    _check_sections(params)
+    for tid in params["custom_tasks"]:
+        check_name(tid, "`custom_tasks` id")
     _check_str_list(params, "tasks")
     _check_str_list(params, "models")
 
@@ -163,14 +228,11 @@ def validate(params: dict) -> dict:
     _check_protocol(params)
     model = params["model"]
     if model is not None and (not isinstance(model, str) or not model.strip()):
-        raise ParamsError(
-            "params.yaml: `model` must be null, a roster name (e.g. GAT) or "
-            f"'package.module:ClassName', got {model!r}"
-        )
-    if params["model_args"] is None:
-        params["model_args"] = {}  # null in params.yaml so `-S 'model_args={...}'` can replace it
-    if not isinstance(params["model_args"], dict):
-        raise ParamsError(f"params.yaml: `model_args` must be a mapping, got {params['model_args']!r}")
+        raise ParamsError("params.yaml: `model` must be null, a roster name (e.g. GAT) or "
+                          f"'package.module:ClassName', got {model!r}")
+    if model is not None:
+        check_name(model, "`model`", model=True)
+    # model_args: null in params.yaml (so `-S 'model_args={...}'` can replace it) is {} (_check_sections)
 
     train = params["train"]
     hidden = train["hidden_channels"]
@@ -193,28 +255,17 @@ def validate(params: dict) -> dict:
             raise ParamsError(f"params.yaml: `train.{family}.lr` must be a number > 0, got {lr!r}")
         wd = opt.get("weight_decay", 0.0)
         if not _is_number(wd) or wd < 0:
-            raise ParamsError(
-                f"params.yaml: `train.{family}.weight_decay` must be a number >= 0, got {wd!r}"
-            )
-    mc = train.get("model_config")
-    if mc is None:
-        train["model_config"] = mc = {}
-    if not isinstance(mc, dict) or not all(isinstance(v, dict) for v in mc.values()):
+            raise ParamsError(f"params.yaml: `train.{family}.weight_decay` must be a number >= 0, got {wd!r}")
+    mc = train["model_config"]
+    if not all(isinstance(v, dict) for v in mc.values()):
         raise ParamsError(
             f"params.yaml: `train.model_config` must map model names to keyword mappings, got {mc!r}"
         )
     # overrides: a task without an entry trains its catalogue budget (recorded in data/<task>/meta.json)
-    epochs = train["epochs"]
-    if epochs is None:
-        train["epochs"] = epochs = {}
-    if not isinstance(epochs, dict):
-        raise ParamsError(f"params.yaml: `train.epochs` must be a mapping task -> int, got {epochs!r}")
-    for task, n in epochs.items():
+    for task, n in train["epochs"].items():
         if not _is_int(n) or n <= 0:
             raise ParamsError(f"params.yaml: `train.epochs.{task}` must be a positive integer, got {n!r}")
 
-    if params["search"] is None:
-        params["search"] = copy.deepcopy(DEFAULTS["search"])
     validate_search(params["search"])
     if budget is not None and "hidden_channels" in (params["search"].get("space") or {}):
         raise ParamsError("params.yaml: `train.param_budget` chooses each model's hidden width; it cannot be "
@@ -240,22 +291,17 @@ def validate(params: dict) -> dict:
         raise ParamsError(f"params.yaml: `exec.arithmetic` must be one of {list(ARITHMETIC)}, got {ex.get('arithmetic')!r}")
     if ex.get("device") not in DEVICES:
         raise ParamsError(f"params.yaml: `exec.device` must be one of {list(DEVICES)}, got {ex.get('device')!r}")
-
     data = params["data"]
+    for key, v in (("exec.ray_address", ex.get("ray_address")), ("data.mirror", data.get("mirror"))):
+        if v is not None and not isinstance(v, (str, os.PathLike)):  # run_benchmark(mirror=Path(...))
+            raise ParamsError(f"params.yaml: `{key}` must be null or a string, got {v!r}")
     if data.get("on_missing") not in ON_MISSING:
-        raise ParamsError(
-            f"params.yaml: `data.on_missing` must be one of {list(ON_MISSING)}, got {data.get('on_missing')!r}"
-        )
+        raise ParamsError(f"params.yaml: `data.on_missing` must be one of {list(ON_MISSING)}, got {data.get('on_missing')!r}")
 
     rep = params["report"]
-    for key, choices in (
-        ("ci_method", CI_METHODS),
-        ("pairwise_method", PAIRWISE_METHODS),
-        ("epoch_selection", EPOCH_SELECTIONS),
-        ("aggregation", AGGREGATIONS),
-        ("posthoc", POSTHOC_METHODS),
-        ("baselines", BASELINE_MODES),
-    ):
+    for key, choices in (("ci_method", CI_METHODS), ("pairwise_method", PAIRWISE_METHODS),
+                         ("epoch_selection", EPOCH_SELECTIONS), ("aggregation", AGGREGATIONS),
+                         ("posthoc", POSTHOC_METHODS), ("baselines", BASELINE_MODES)):
         if rep.get(key) not in choices:
             raise ParamsError(f"params.yaml: `report.{key}` must be one of {list(choices)}, got {rep.get(key)!r}")
     for key in ("alpha", "ci"):
@@ -312,9 +358,85 @@ def _check_protocol(params: dict) -> None:
         if name not in SWITCHES:
             raise ParamsError(f"params.yaml: `protocol_overrides` names an unknown switch {name!r}; "
                               f"switches: {sorted(SWITCHES)}")
-        if value not in SWITCHES[name].choices:
+        if not isinstance(value, str) or value not in SWITCHES[name].choices:
             raise ParamsError(f"params.yaml: `protocol_overrides.{name}` must be one of "
                               f"{list(SWITCHES[name].choices)}, got {value!r}")
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader refusing a key given twice in one mapping (YAML keeps the last, silently)."""
+
+    source = "params.yaml"
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # `<<: *base` brings keys the mapping may override
+            key, line = self.construct_object(key_node, deep=True), key_node.start_mark.line + 1
+            try:
+                first = seen.get(key)
+                seen.setdefault(key, line)
+            except TypeError:
+                continue  # an unhashable key: the base class reports it
+            if first is not None:
+                raise ParamsError(f"{self.source}: key `{key}` is given twice in one mapping (lines {first} and "
+                                  f"{line}); YAML would keep the last silently: remove one")
+        return super().construct_mapping(node, deep)
+
+
+def _expanded_size(node, source: str) -> tuple[int, int]:
+    """``(values, depth)`` of the document ``node`` composes with every alias expanded, counted on the
+    composed graph before anything is built (an alias is its anchor's node: memoised, a billion-laughs
+    document costs its text's size); :class:`ParamsError` past :data:`MAX_NODES` or :data:`MAX_DEPTH`."""
+    seen: dict[int, tuple[int, int]] = {}
+    open_: set[int] = set()
+
+    def size(n, depth: int) -> tuple[int, int]:
+        if id(n) in seen:
+            return seen[id(n)]
+        where = f"{source}: line {n.start_mark.line + 1}"
+        if id(n) in open_:
+            raise ParamsError(f"{where}: an alias refers to a collection that holds it (a recursive structure)")
+        open_.add(id(n))
+        kids = [c for pair in n.value for c in pair] if isinstance(n, yaml.MappingNode) else (
+            n.value if isinstance(n, yaml.SequenceNode) else ())
+        sizes = [size(c, depth + 1) for c in kids] if depth < MAX_DEPTH else [(0, MAX_DEPTH)]
+        total, height = seen[id(n)] = 1 + sum(s for s, _ in sizes), 1 + max((h for _, h in sizes), default=0)
+        open_.discard(id(n))
+        if height > MAX_DEPTH:
+            raise ParamsError(f"{where}: nested more than {MAX_DEPTH} levels deep (aliases expanded)")
+        if total > MAX_NODES:
+            raise ParamsError(f"{where}: expands to more than {MAX_NODES:,} values (aliases of aliases, a YAML "
+                              "anchor bomb?); params this large are refused")
+        return total, height
+
+    return size(node, 0)
+
+
+def read_yaml(path: str | os.PathLike) -> Any:
+    """The YAML document in ``path``, read so that it cannot hurt: at most :data:`MAX_BYTES` bytes, a
+    duplicate key refused, and its size with aliases expanded checked before anything is built."""
+    with open(path, "rb") as fh:
+        text = fh.read(MAX_BYTES + 1)
+    if len(text) > MAX_BYTES:
+        raise ParamsError(f"{path}: larger than {MAX_BYTES:,} bytes; params this large are refused")
+    loader = _Loader(text)
+    loader.source = str(path)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _expanded_size(node, str(path))
+        return loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise ParamsError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
+    except RecursionError:
+        raise ParamsError(f"{path}: nested too deeply to read") from None
+    finally:
+        loader.dispose()
 
 
 def load_params(path: str | os.PathLike | None = None) -> dict:
@@ -322,13 +444,7 @@ def load_params(path: str | os.PathLike | None = None) -> dict:
     path = Path(path or "params.yaml")
     if not path.is_file():
         raise ParamsError(f"{path} not found: run from the repository root (where params.yaml lives)")
-    with open(path, encoding="utf-8") as fh:
-        try:
-            raw = yaml.safe_load(fh) or {}
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-            raise ParamsError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
+    raw = read_yaml(path) or {}
     if not isinstance(raw, dict):
         raise ParamsError(f"{path}: expected a mapping at the top level")
     check_keys(raw, source=str(path))
@@ -357,6 +473,9 @@ def validate_search(search: dict) -> None:
                   and (_is_int(v) if key == "hidden_channels" else True))
             if not ok:
                 raise ParamsError(f"params.yaml: `search.space.{key}` has an invalid value {v!r}")
+    seed = search.get("seed", 0)
+    if not _is_int(seed) or not 0 <= seed <= MAX_SEED:
+        raise ParamsError(f"params.yaml: `search.seed` must be an integer from 0 to 2**63 - 1, got {seed!r}")
     method = search.get("method", "grid")
     if method not in ("grid", "random"):
         raise ParamsError(f"params.yaml: `search.method` must be one of ['grid', 'random'], got {method!r}")

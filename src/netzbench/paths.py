@@ -103,3 +103,18 @@ def import_ref(ref: str):
     module, _, name = ref.partition(":")
     repository_on_path()
     return getattr(importlib.import_module(module), name)
+
+
+class UnsafePath(ValueError):
+    """A name would place a file or folder outside the folder it belongs in."""
+
+
+def child(root: str | os.PathLike, name: str) -> Path:
+    """``root / name`` where ``name`` is one plain entry of ``root``: never ``''``, ``.``, ``..``, a path with
+    a separator, an absolute path or one with a NUL (:class:`UnsafePath`). Where a task's folder is replaced
+    or a run record written, so that no name can make them delete or write outside ``root`` (the
+    params checks refuse such names first; this is the last line)."""
+    ok = isinstance(name, str) and name not in ("", ".", "..") and not {"\0", "/", os.sep} & set(name)
+    if not ok:
+        raise UnsafePath(f"{name!r} is not a plain name inside {root}/: refusing to write or delete outside it")
+    return Path(root) / name

@@ -9,9 +9,13 @@ This module owns the record:
 
 - :func:`write_record`: schema-validated, atomic (temporary file + rename, so a
   killed stage never leaves a torn record), non-finite floats as ``null``;
+- :class:`StagedFiles` / :func:`atomic_write`: how every published file is
+  written (temporary files beside their targets, fsynced, renamed only once all
+  of them are written), also used by the report stage and the protocol study;
 - :func:`read_record`: parsed and schema-validated; every error
   (:class:`~netzbench.errors.RecordError`) names the file;
 - :func:`cell_status`: a cell's status from its seeds, computed here only;
+- :func:`validate_seed_entry`: one seed's entry (what the per-seed cache stores);
 - the candidate stage's placeholders (``no_candidate``, ``in_roster``), which
   are records of a cell that was deliberately not trained.
 
@@ -25,6 +29,7 @@ import math
 import os
 import platform
 import tempfile
+from contextlib import contextmanager
 from functools import lru_cache
 from importlib import resources
 from importlib.metadata import PackageNotFoundError, version
@@ -42,23 +47,47 @@ def schema() -> dict:
     return json.loads(resources.files("netzbench").joinpath("schemas/run_record.schema.json").read_text())
 
 
+@lru_cache(maxsize=2)
+def _validator(definition: str | None = None):
+    """A compiled validator of the record (or of ``$defs/<definition>``): checking the schema itself
+    once, not on every record or cache entry."""
+    import jsonschema
+
+    full = schema()
+    target = full if definition is None else {"$schema": full["$schema"], "$defs": full["$defs"],
+                                              "$ref": f"#/$defs/{definition}"}
+    cls = jsonschema.validators.validator_for(full)
+    cls.check_schema(target)
+    return cls(target)
+
+
+def _check(instance, definition: str | None, where, what: str) -> None:
+    """Raise :class:`RecordError` with the error ``jsonschema.validate`` would pick (its best match)."""
+    import jsonschema
+
+    exc = jsonschema.exceptions.best_match(_validator(definition).iter_errors(instance))
+    if exc is not None:
+        path = "/".join(str(p) for p in exc.absolute_path) or "(top level)"
+        raise RecordError(f"{where}: not a valid {what} at {path}: {exc.message}")
+
+
 def validate_record(record: dict, where: str | os.PathLike = "run record") -> None:
     """Raise :class:`RecordError` (naming ``where``) if ``record`` breaks the schema.
 
     A placeholder (``{"status": "no_candidate" | "in_roster", "task": ...}``) is
     valid without the training fields.
     """
-    import jsonschema
-
     if isinstance(record, dict) and record.get("status") in PLACEHOLDERS:
         if not isinstance(record.get("task"), str):
             raise RecordError(f"{where}: a {record['status']} record needs a `task` name")
         return
-    try:
-        jsonschema.validate(record, schema())
-    except jsonschema.ValidationError as exc:
-        path = "/".join(str(p) for p in exc.absolute_path) or "(top level)"
-        raise RecordError(f"{where}: not a valid run record at {path}: {exc.message}") from None
+    _check(record, None, where, "run record")
+
+
+def validate_seed_entry(entry: dict, where: str | os.PathLike = "seed entry") -> None:
+    """Raise :class:`RecordError` (naming ``where``) unless ``entry`` is one seed of a run record
+    (``$defs/seed``: a status, and what that status requires)."""
+    _check(entry, "seed", where, "seed entry")
 
 
 def software_versions() -> dict[str, str | None]:
@@ -120,19 +149,159 @@ def _nan_to_none(obj):
     return obj
 
 
-def write_json_atomic(path: str | os.PathLike, obj, indent: int | None = 1) -> None:
-    """Write ``obj`` as strict JSON (non-finite floats as null, sorted keys) atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+@lru_cache(maxsize=1)
+def _file_mode() -> int:
+    """The mode ``open`` would give a new file (mkstemp makes 0600; a published file follows the umask)."""
+    try:  # Linux: read it without setting it (os.umask sets it process-wide, for every thread)
+        with open("/proc/self/status", encoding="ascii") as fh:
+            mask = next(int(line.split()[1], 8) for line in fh if line.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make the renames in ``folder`` durable (best effort: not every filesystem syncs a folder)."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class CommitError(OSError):
+    """A rename of :meth:`StagedFiles.commit` failed after others succeeded: the outputs are mixed."""
+
+
+class StagedFiles:
+    """Files written under temporary names beside their targets, renamed into place together.
+
+    The order, which makes a set of outputs all-or-nothing: every :meth:`open` (or
+    :meth:`write_text`, :meth:`write_json`) writes a hidden temporary file (``.<name>.*.tmp``) in
+    its target's own folder -- the same filesystem, so the rename is atomic -- and fsyncs it; no
+    target is touched until :meth:`commit`, which renames them all, in staging order, once
+    everything is written. :meth:`discard`, or leaving the ``with`` block by an exception,
+    removes every temporary (and the folders made for them), so a failure anywhere before the
+    commit (a full disk, a bug while building a figure) leaves every published file as it was.
+    Renames need no space; the commit refuses a target that is a folder before renaming any.
+    """
+
+    def __init__(self) -> None:
+        self._pending: dict[Path, Path] = {}  # target -> its temporary, in staging order
+        self._made: list[Path] = []  # folders created for the targets, outermost first
+
+    def __enter__(self) -> StagedFiles:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.discard()
+        return False
+
+    def _make_folder(self, folder: Path) -> None:
+        missing = []
+        while not folder.exists() and folder != folder.parent:
+            missing.append(folder)
+            folder = folder.parent
+        for f in reversed(missing):
+            f.mkdir(exist_ok=True)
+            self._made.append(f)
+
+    @contextmanager
+    def open(self, target: str | os.PathLike, mode: str = "w", **kwargs):
+        """A file object (``mode``, ``kwargs``: as :func:`open`) on the temporary of ``target``;
+        staging the same target again replaces the earlier temporary."""
+        target = Path(target)
+        self._make_folder(target.parent)
+        try:
+            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        except OSError as exc:
+            raise OSError(exc.errno, exc.strerror or str(exc), str(target)) from exc
+        tmp = Path(tmp)
+        try:
+            os.fchmod(fd, _file_mode())
+            with os.fdopen(fd, mode, **kwargs) as fh:
+                yield fh
+                fh.flush()
+                os.fsync(fh.fileno())  # the bytes are on disk before any rename can expose them
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            if exc.filename not in (None, str(tmp), fd):  # about another file (a font, say): as it is
+                raise
+            raise OSError(exc.errno, exc.strerror or str(exc), str(target)) from exc  # the output, not its temporary
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        earlier = self._pending.pop(target, None)
+        if earlier is not None:
+            earlier.unlink(missing_ok=True)
+        self._pending[target] = tmp
+
+    def write_text(self, target: str | os.PathLike, text: str) -> None:
+        with self.open(target, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+    def write_json(self, target: str | os.PathLike, obj, indent: int | None = 1) -> None:
+        """``obj`` as strict JSON: non-finite floats as null, sorted keys, a final newline."""
+        with self.open(target, "w", encoding="utf-8") as fh:
             json.dump(_nan_to_none(obj), fh, indent=indent, sort_keys=True, allow_nan=False)
             fh.write("\n")
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+
+    def commit(self) -> list[Path]:
+        """Rename every staged temporary over its target; return the targets."""
+        try:
+            for target in self._pending:
+                if target.is_dir() and not target.is_symlink():
+                    raise IsADirectoryError(21, "a folder is in the way of an output", str(target))
+            done: list[Path] = []
+            for target, tmp in list(self._pending.items()):
+                try:
+                    os.replace(tmp, target)
+                except OSError as exc:
+                    raise CommitError(exc.errno, f"{exc.strerror} (renaming into place; {len(done)} of "
+                                                 f"{len(done) + len(self._pending)} outputs already replaced)",
+                                      str(target)) from None
+                del self._pending[target]
+                done.append(target)
+        finally:
+            self.discard()  # after a failure: the temporaries not renamed; otherwise nothing is left
+        for folder in dict.fromkeys(t.parent for t in done):
+            _fsync_dir(folder)
+        return done
+
+    def discard(self) -> None:
+        """Remove every temporary not yet renamed, and the folders made for them if left empty."""
+        for tmp in self._pending.values():
+            tmp.unlink(missing_ok=True)
+        self._pending.clear()
+        for folder in reversed(self._made):
+            try:
+                folder.rmdir()  # only an empty one: after a commit they hold the outputs
+            except OSError:
+                pass
+        self._made.clear()
+
+
+@contextmanager
+def atomic_write(path: str | os.PathLike, mode: str = "w", **kwargs):
+    """A file object on a temporary beside ``path``, fsynced and renamed over ``path`` when the block
+    ends normally, removed when it raises (``path`` is never seen half written)."""
+    with StagedFiles() as staged, staged.open(path, mode, **kwargs) as fh:
+        yield fh
+
+
+def write_json_atomic(path: str | os.PathLike, obj, indent: int | None = 1) -> None:
+    """Write ``obj`` as strict JSON (non-finite floats as null, sorted keys) atomically."""
+    with StagedFiles() as staged:
+        staged.write_json(path, obj, indent=indent)
 
 
 def write_record(path: str | os.PathLike, record: dict) -> None:
@@ -142,8 +311,23 @@ def write_record(path: str | os.PathLike, record: dict) -> None:
     write_json_atomic(path, record)
 
 
+def rerun_hint(path: str | os.PathLike) -> str:
+    """What to do about a bad record at ``path``: re-run the DVC stage that writes it (named when
+    ``path`` is where the pipeline keeps records), its seeds coming back from the per-seed cache."""
+    p = Path(path)
+    parts = p.parts
+    if len(parts) >= 4 and parts[-4:-2] == ("metrics", "runs"):
+        stage = f"train@{parts[-2]}-{p.stem}"
+    elif len(parts) >= 3 and parts[-3:-1] == ("metrics", "candidate"):
+        stage = f"candidate@{p.stem}"
+    else:
+        return "re-run the stage that wrote it"
+    return f"re-run its stage: `dvc repro -s -f {stage}` (or delete the file and run `dvc repro`)"
+
+
 def read_record(path: str | os.PathLike, *, missing_ok: bool = False) -> dict | None:
-    """The validated record at ``path`` (``None`` for a missing file when ``missing_ok``)."""
+    """The validated record at ``path`` (``None`` for a missing file when ``missing_ok``); every
+    error, a torn file included, is one :class:`RecordError` naming the file and what to do."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -151,13 +335,20 @@ def read_record(path: str | os.PathLike, *, missing_ok: bool = False) -> dict | 
         if missing_ok:
             return None
         raise RecordError(f"{path}: no run record here (has the stage run?)") from None
+    except UnicodeDecodeError as exc:  # a file cut inside a character, or not text at all
+        raise RecordError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}): a torn or foreign "
+                          f"file; {rerun_hint(path)}") from None
     except OSError as exc:
         raise RecordError(f"{path}: cannot be read: {exc}") from None
     try:
         record = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"{path}: not JSON ({exc}); a torn or hand-edited record? Re-run its stage") from None
-    validate_record(record, path)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        why = exc if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+        raise RecordError(f"{path}: not JSON ({why}): a torn or hand-edited record; {rerun_hint(path)}") from None
+    try:
+        validate_record(record, path)
+    except RecordError as exc:
+        raise RecordError(f"{exc}; {rerun_hint(path)}") from None
     return record
 
 

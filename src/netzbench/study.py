@@ -13,6 +13,10 @@ trained once), then writes:
   ``benchmark.json``, tables and ``plots/``), written by the report stage's
   own writer.
 
+Both are published together and all or nothing (:class:`~netzbench.records.StagedFiles`):
+every file is written to a temporary beside its target, and renamed into place
+only once all are written; a failure before that leaves the previous study as it was.
+
 A switch that cannot move a task is not run on it: the graph-level switches
 on link tasks, ``structural_features`` on graphs that have node features,
 ``synthetic_graphs`` on real data.
@@ -20,8 +24,6 @@ on link tasks, ``structural_features`` on graphs that have node features,
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 
 from .catalog.data import fetch_task
@@ -30,7 +32,7 @@ from .graphs.layout import read_meta
 from .params import merge, ranked_tasks
 from .paths import cache_root
 from .protocol import BY_NAME, for_task, resolve
-from .records import write_json_atomic
+from .records import StagedFiles
 from .report import BenchmarkReport
 from .report.reproduction import STUDY_SCHEMA
 from .report.runs import report_from_records
@@ -121,15 +123,28 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
             entry.setdefault("metric", report.task_info[task_id].metric)
             entry.setdefault("direction", report.task_info[task_id].direction)
             entry["variants"][name] = {m: [float(v) for v in vals] for m, vals in values.items()}
-    write_json_atomic(out_dir / STUDY_FILE, study, indent=1)
     strict = {t: records["strict"].get(t, {}) for t in params["tasks"] if t in records.get("strict", {})}
-    _write_strict_report(strict, strict_params, out_dir / STRICT_DIR, echo)
+    with StagedFiles() as out:  # renamed into place when both are written
+        out.write_json(out_dir / STUDY_FILE, study, indent=1)
+        _write_strict_report(strict, strict_params, out_dir / STRICT_DIR, echo, out)
     echo(f"protocol study: {out_dir / STUDY_FILE}, strict report in {out_dir / STRICT_DIR}/")
     return study
 
 
-def _write_strict_report(records: dict, params: dict, target: Path, echo) -> None:
-    """The report stage's outputs for the strict protocol's records, gathered under ``target``."""
+def strict_place(target: Path):
+    """Where the strict report's outputs go: ``reports/*`` and ``plots/`` straight under ``target``,
+    ``metrics/report.json`` as ``target/report.json`` (no ``headline.json``: DVC shows the main one)."""
+    def place(rel: str) -> Path | None:
+        if rel == "metrics/headline.json":
+            return None
+        if rel == "metrics/report.json":
+            return target / "report.json"
+        return target / rel.removeprefix("reports/")
+    return place
+
+
+def _write_strict_report(records: dict, params: dict, target: Path, echo, staging: StagedFiles) -> None:
+    """The report stage's outputs for the strict protocol's records, staged under ``target``."""
     rep = params["report"]
     options = {k: rep[k] for k in ("ci_method", "bootstrap_n", "pairwise_method", "epoch_selection", "alpha", "ci")}
     options["equivalence_margin"] = rep.get("equivalence_margin")
@@ -139,12 +154,4 @@ def _write_strict_report(records: dict, params: dict, target: Path, echo) -> Non
     config = {"tasks": list(records), "models": list(params["models"]), "protocol": "strict",
               "protocol_overrides": {}, "train": params["train"], "report": rep}
     report = report_from_records(BenchmarkReport, records, list(params["seeds"]), config=config, **options)
-    with tempfile.TemporaryDirectory(prefix="netzbench-strict-") as tmp:
-        write_outputs(report, params, None, echo=echo, out_dir=tmp)
-        if target.exists():
-            shutil.rmtree(target)
-        shutil.copytree(Path(tmp) / "reports", target)
-        shutil.copytree(Path(tmp) / "plots", target / "plots")
-        shutil.copy2(Path(tmp) / "metrics" / "report.json", target / "report.json")
-    text = (target / "REPORT.md").read_text(encoding="utf-8").replace("](../plots/", "](plots/")
-    (target / "REPORT.md").write_text(text, encoding="utf-8")
+    write_outputs(report, params, None, echo=echo, staging=staging, place=strict_place(target))

@@ -42,19 +42,21 @@ from pathlib import Path
 from ..errors import ParamsError
 from ..families import TASK_TYPES
 from ..graphs.convert import GRAPH_FAMILIES, discarded, graph_x, to_bundle
-from ..params import closest
+from ..params import check_name, closest
 from ..paths import import_ref, user_root
 from .checks import DatasetError, normalise_labels
 from .readers.declared import FAMILIES, FORMATS, read_dataset
 from .readers.network_bundles import LABELLED
 from .readers.text import data_files, sha256_of
-from .table import DATASETS, TASKS, Dataset, TaskSpec, add_dataset, add_task
+from .table import CATEGORIES, DATASETS, TASKS, Dataset, TaskSpec, add_dataset, add_task
 
 PROCESSOR = "netzbench.catalog.custom:process"
 #: a seed-aware loader runs at training time, as a generator (part of result identity)
 GENERATOR = "netzbench.synthetic.user:generate"
 ENTRY_KEYS = ("loader", "format", "path", "family", "label", "epochs", "category", "split", "name", "description",
               "license", "citation")
+#: entry keys holding free text (or a split name: which ones fit the data is checked at fetch)
+TEXT_KEYS = ("split", "name", "description", "license", "citation")
 DEFAULT_EPOCHS = 100
 _REGISTERED: dict[str, dict] = {}
 
@@ -80,6 +82,7 @@ def is_seed_aware(ref: str | None) -> bool:
 
 def _check_entry(tid: str, entry: dict) -> tuple[str | None, str | None]:
     """Raise :class:`ParamsError` for a bad entry; return ``(loader, format)``."""
+    check_name(tid, "`custom_tasks` id")  # validate checked it too; this is also the API's way in
     where = f"params.yaml: `custom_tasks.{tid}"
     for key in entry:
         if key not in ENTRY_KEYS:
@@ -96,7 +99,7 @@ def _check_entry(tid: str, entry: dict) -> tuple[str | None, str | None]:
                           "own files: give one route")
     if path is not None and (not isinstance(path, str) or not path.strip()):
         raise ParamsError(f"{where}.path` must be a file or folder name, got {path!r}")
-    if family not in TASK_TYPES:
+    if not isinstance(family, str) or family not in TASK_TYPES:
         raise ParamsError(f"{where}.family` must be one of {sorted(TASK_TYPES)}, got {family!r}")
     if fmt is not None and fmt not in FORMATS:
         raise ParamsError(f"{where}.format` must be one of {', '.join(FORMATS)}, got {fmt!r}{closest(fmt, FORMATS)}")
@@ -107,6 +110,13 @@ def _check_entry(tid: str, entry: dict) -> tuple[str | None, str | None]:
                           f"{' or '.join(LABELLED)} only, got {label!r} ({family}, {fmt or 'format guessed'})")
     if not isinstance(epochs, int) or isinstance(epochs, bool) or epochs <= 0:
         raise ParamsError(f"{where}.epochs` must be a positive integer, got {epochs!r}")
+    category = entry.get("category")
+    if category is not None and category not in (*CATEGORIES, "custom"):
+        raise ParamsError(f"{where}.category` must be one of {', '.join((*CATEGORIES, 'custom'))}, got "
+                          f"{category!r}{closest(category, CATEGORIES)}")
+    for key in TEXT_KEYS:
+        if entry.get(key) is not None and not isinstance(entry[key], str):
+            raise ParamsError(f"{where}.{key}` must be text, got {entry[key]!r}")
     return loader, fmt
 
 

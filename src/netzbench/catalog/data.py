@@ -26,7 +26,7 @@ from typing import Callable
 from ..graphs.convert import default_split, discarded, to_arrays, to_bundle
 from ..graphs.counts import dropped_record, meta_counts
 from ..graphs.layout import GENERATOR_VERSION, GRAPH, SEEDS, data_hash, save_arrays, seed_file, write_meta
-from ..paths import cache_root, import_ref, resolve_mirror
+from ..paths import cache_root, child, import_ref, resolve_mirror
 from ..protocol import resolve
 from .checks import DatasetError, check_arrays, normalise_labels
 from .custom import GENERATOR as CUSTOM_GENERATOR
@@ -126,7 +126,7 @@ def fetch_task(task_id: str, params: dict, data_root: str | os.PathLike = "data"
     """
     task = get_task(task_id)
     ds = get_dataset(task.dataset)
-    out = Path(data_root) / task_id
+    out = child(data_root, task_id)  # replaced as a whole below: never a path outside data_root
     meta = {
         "task": task_id,
         "dataset": ds.id,

@@ -4,7 +4,8 @@ Raw files land in a git-ignored download cache
 (``<repo>/.netzbench/downloads/<dataset>/raw``), never half-written: every
 file is written to a temporary name, hashed, and renamed only when its sha256
 matches the catalogue (where known). A mismatch always fails, naming the
-file and both hashes. Archives are extracted with path and size checks.
+file and both hashes (a file known only by its git blob SHA-1 is checked by
+that). Archives are extracted with path and size checks.
 """
 
 from __future__ import annotations
@@ -44,12 +45,12 @@ class DatasetUnavailable(RuntimeError):
 
 
 class ChecksumMismatch(RuntimeError):
-    """A raw file's sha256 differs from the catalogue's."""
+    """A raw file's sha256 (or git blob SHA-1) differs from the catalogue's."""
 
-    def __init__(self, name: str, expected: str, actual: str, origin: str):
+    def __init__(self, name: str, expected: str, actual: str, origin: str, algorithm: str = "sha256"):
         self.name, self.expected, self.actual, self.origin = name, expected, actual, origin
         super().__init__(
-            f"checksum mismatch for {name} (from {origin}): expected sha256 {expected}, got {actual}. "
+            f"checksum mismatch for {name} (from {origin}): expected {algorithm} {expected}, got {actual}. "
             "The upstream file changed or the download is corrupt; nothing was kept."
         )
 
@@ -66,6 +67,20 @@ def sha256_file(path: str | os.PathLike) -> str:
     return h.hexdigest()
 
 
+def git_blob_sha1(path: str | os.PathLike) -> str:
+    """The git blob SHA-1 of a file (``git hash-object``): what a repository tree records for it."""
+    h = hashlib.sha1(f"blob {os.path.getsize(path)}\0".encode())
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(_CHUNK), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _check_git_blob(path: str | os.PathLike, expected: str | None, name: str, origin: str) -> None:
+    if expected and (actual := git_blob_sha1(path)) != expected:
+        raise ChecksumMismatch(name, expected, actual, origin, "git blob SHA-1")
+
+
 @dataclass
 class RawBundle:
     """Raw files ready for processing, and where they came from."""
@@ -77,8 +92,8 @@ class RawBundle:
     tried: list[tuple[str, str]] = field(default_factory=list)
 
 
-def _verified_copy(src: Path, dst: Path, expected: str | None, origin: str) -> str:
-    """Copy ``src`` to ``dst`` atomically, checking the sha256 when known."""
+def _verified_copy(src: Path, dst: Path, expected: str | None, origin: str, git_blob: str | None = None) -> str:
+    """Copy ``src`` to ``dst`` atomically, checking the sha256 (and the git blob SHA-1) when known."""
     dst.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=dst.parent, prefix=".part-")
     try:
@@ -87,6 +102,7 @@ def _verified_copy(src: Path, dst: Path, expected: str | None, origin: str) -> s
         actual = sha256_file(tmp)
         if expected and actual != expected:
             raise ChecksumMismatch(dst.name, expected, actual, origin)
+        _check_git_blob(tmp, git_blob, dst.name, origin)
         os.replace(tmp, dst)
         return actual
     finally:
@@ -100,8 +116,9 @@ def _sidecar(dst: Path) -> Path:
 
 
 def download(url: str, dst: Path, expected: str | None = None, timeout: float = 60.0,
-             sidecar: Path | None = None) -> str:
-    """Download ``url`` to ``dst`` atomically; verify sha256 when known; return it.
+             sidecar: Path | None = None, git_blob: str | None = None) -> str:
+    """Download ``url`` to ``dst`` atomically; verify sha256 (and the git blob SHA-1) when known;
+    return the sha256.
 
     The response's ``ETag``/``Last-Modified`` are stored beside the file so a
     later fetch can ask the server cheaply whether the upstream changed.
@@ -119,6 +136,7 @@ def download(url: str, dst: Path, expected: str | None = None, timeout: float = 
         actual = h.hexdigest()
         if expected and actual != expected:
             raise ChecksumMismatch(dst.name, expected, actual, url)
+        _check_git_blob(tmp, git_blob, dst.name, url)
         os.replace(tmp, dst)
         (sidecar or _sidecar(dst)).write_text(json.dumps({"url": url, **validators}))
         return actual
@@ -198,7 +216,7 @@ def _from_mirror(source: Source, folder: Path, raw_dir: Path) -> dict[str, str]:
         src = folder / (rf.mirror_path or rf.name)
         if not src.is_file():
             raise FileNotFoundError(f"mirror file missing: {shown(src)}")
-        hashes[rf.name] = _verified_copy(src, raw_dir / rf.name, rf.sha256, f"mirror {shown(src)}")
+        hashes[rf.name] = _verified_copy(src, raw_dir / rf.name, rf.sha256, f"mirror {shown(src)}", rf.git_blob)
     return hashes
 
 
@@ -228,6 +246,8 @@ def verified_cache(source: Source, raw_dir: Path, also_known: dict[str, str] | N
         expected = rf.sha256 or recorded.get(rf.name)
         if not file.is_file() or expected is None or sha256_file(file) != expected:
             return None
+        if rf.git_blob and git_blob_sha1(file) != rf.git_blob:
+            return None
         hashes[rf.name] = expected
     return hashes or None
 
@@ -239,7 +259,7 @@ def _from_cache(source: Source, raw_dir: Path) -> dict[str, str] | None:
         if not path.is_file():
             return None
         actual = sha256_file(path)
-        if rf.sha256 and actual != rf.sha256:
+        if (rf.sha256 and actual != rf.sha256) or (rf.git_blob and git_blob_sha1(path) != rf.git_blob):
             path.unlink()  # a corrupt cached file is dropped and fetched again
             return None
         hashes[rf.name] = actual
@@ -251,7 +271,7 @@ def _from_source(source: Source, raw_dir: Path, timeout: float) -> dict[str, str
     if source.kind == "files":
         for rf in source.files:
             url = rf.url or source.url.format(file=rf.name)
-            hashes[rf.name] = download(url, raw_dir / rf.name, rf.sha256, timeout)
+            hashes[rf.name] = download(url, raw_dir / rf.name, rf.sha256, timeout, git_blob=rf.git_blob)
         return hashes
     if source.kind in ("zip", "tar"):
         with tempfile.TemporaryDirectory(dir=raw_dir.parent) as tmp:
@@ -262,12 +282,12 @@ def _from_source(source: Source, raw_dir: Path, timeout: float) -> dict[str, str
             by_name = {p.name: p for p in files}
             for rf in source.files:
                 if rf.url:  # a file the archive does not hold, published on its own
-                    hashes[rf.name] = download(rf.url, raw_dir / rf.name, rf.sha256, timeout)
+                    hashes[rf.name] = download(rf.url, raw_dir / rf.name, rf.sha256, timeout, git_blob=rf.git_blob)
                     continue
                 src = by_name.get(Path(rf.name).name)
                 if src is None:
                     raise FileNotFoundError(f"{source.url} has no member {rf.name}")
-                hashes[rf.name] = _verified_copy(src, raw_dir / rf.name, rf.sha256, source.url)
+                hashes[rf.name] = _verified_copy(src, raw_dir / rf.name, rf.sha256, source.url, rf.git_blob)
         return hashes
     raise ValueError(f"unknown source kind {source.kind!r}")
 
@@ -293,7 +313,7 @@ def upstream_state(source: Source, raw_dir: Path, timeout: float = 60.0) -> str:
 
     Uses the validators stored at download time (conditional GET). Without
     validators the files are re-fetched unless every file has a known sha256
-    (then the cache is trusted: its bytes were verified).
+    or git blob SHA-1 (then the cache is trusted: its bytes were verified).
     """
     if source.kind == "files":
         checks = [(f.url or source.url.format(file=f.name), _sidecar(raw_dir / f.name)) for f in source.files]
@@ -312,7 +332,7 @@ def upstream_state(source: Source, raw_dir: Path, timeout: float = 60.0) -> str:
     if "changed" in states:
         return "changed"
     if "unknown" in states:
-        return "unchanged" if all(f.sha256 for f in source.files) else "changed"
+        return "unchanged" if all(f.sha256 or f.git_blob for f in source.files) else "changed"
     return "offline" if "offline" in states else "unchanged"
 
 

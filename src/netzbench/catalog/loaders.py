@@ -12,12 +12,16 @@ function of the raw bytes.
 
 from __future__ import annotations
 
+import pickle
+import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from ..graphs.collection import collection_arrays, stack_graphs
 from ..graphs.convert import graph_x, single_graph_arrays, single_graph_counts
+from .readers.safe_pickle import load_planetoid
 from .readers.staging import stage
 from .readers.text import count_dropped
 from .readers.tu import tu_dropped
@@ -41,25 +45,44 @@ def karate(raw_dir: Path | None = None, fmt: str = "builtin") -> tuple[dict, dic
     return arrays, counts
 
 
+PLANETOID_SUFFIXES = ("x", "tx", "allx", "y", "ty", "ally", "graph", "test.index")
+
+
+def planetoid_copy(folder: str | Path, prefix: str, dst: str | Path) -> None:
+    """The eight files ``ind.<prefix>.*`` of ``folder`` (named as PyG reads them: prefix lower-cased)
+    rewritten into ``dst``: each pickle read by the restricted unpickler
+    (:func:`~.readers.safe_pickle.load_planetoid`) and pickled again, so that PyG, which reads
+    them with a plain ``pickle.load``, only ever unpickles the numpy/scipy objects netzbench wrote."""
+    dst = Path(dst)
+    dst.mkdir(parents=True, exist_ok=True)
+    for suffix in PLANETOID_SUFFIXES:
+        name = f"ind.{prefix.lower()}.{suffix}"
+        if suffix == "test.index":  # text
+            shutil.copyfile(Path(folder) / name, dst / name)
+            continue
+        obj = load_planetoid(Path(folder) / name)
+        with open(dst / name, "wb") as fh:
+            pickle.dump(obj, fh, protocol=pickle.HIGHEST_PROTOCOL)
+
+
 def planetoid_dropped(folder: str | Path, name: str) -> dict:
     """Self-loops and repeated neighbours of ``ind.<name>.graph``, which PyG's Planetoid reader drops."""
-    from torch_geometric.io.planetoid import read_file
-
-    graph = read_file(str(folder), name, "graph")
+    graph = load_planetoid(Path(folder) / f"ind.{name.lower()}.graph")
     src = np.repeat(np.asarray(list(graph), dtype=np.int64), [len(v) for v in graph.values()])
     dst = np.asarray([v for vs in graph.values() for v in vs], dtype=np.int64)
     return count_dropped(src, dst)
 
 
 def planetoid(raw_dir: Path, fmt: str = "planetoid") -> tuple[dict, dict, dict]:
-    """Planetoid citation graph (Cora/CiteSeer/PubMed) with its public split, via PyG."""
+    """Planetoid citation graph (Cora/CiteSeer/PubMed) with its public split, via PyG (which reads
+    a restricted-unpickled copy of the raw files, :func:`planetoid_copy`)."""
     from torch_geometric.datasets import Planetoid
 
     prefix = next(Path(raw_dir).glob("ind.*.x")).name.split(".")[1]
     name = {"cora": "Cora", "citeseer": "CiteSeer", "pubmed": "PubMed"}[prefix]
-    tmp, root = stage(raw_dir, name, "raw")
-    with tmp:
-        data = Planetoid(str(root), name)[0]
+    with tempfile.TemporaryDirectory(prefix="netzbench-pyg-") as tmp:
+        planetoid_copy(raw_dir, prefix, Path(tmp) / name / "raw")
+        data = Planetoid(tmp, name)[0]
         return (*_single_graph(data), planetoid_dropped(raw_dir, prefix))
 
 

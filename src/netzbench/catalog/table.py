@@ -31,12 +31,15 @@ CATEGORIES = (
 @dataclass(frozen=True)
 class RawFile:
     """One raw file: its name in the raw directory, its path in the mirror, its sha256,
-    and (optionally) its own URL when a dataset's files live on several hosts."""
+    (optionally) its own URL when a dataset's files live on several hosts, and its git blob
+    SHA-1 (``git hash-object``) where the upstream repository's tree is all that vouches for
+    its bytes: fetch checks it like the sha256."""
 
     name: str
     mirror_path: str | None = None
     sha256: str | None = None
     url: str | None = None
+    git_blob: str | None = None
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,9 @@
 - :mod:`.latex` -- booktabs exporters; :mod:`.figures` -- figures;
 - :mod:`.facts` -- the statistics of one report build, computed once;
 - :mod:`.markdown` -- REPORT.md, one function per section; :mod:`.paper` -- the paper's Table 3;
-- :mod:`.formatting` -- numbers in text; :mod:`.stage` -- the ``report`` pipeline stage.
+- :mod:`.formatting` -- numbers in text; :mod:`.stage` -- the ``report`` pipeline stage;
+- :mod:`.verify` -- two benchmark files compared (``netzbench verify``); :mod:`.verify_input` -- a
+  benchmark file read strictly and checked value by value for it.
 """
 
 from .benchmark import SCHEMA, BenchmarkReport

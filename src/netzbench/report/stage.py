@@ -25,6 +25,15 @@ to the working directory (or ``out_dir``):
 Every statistic they share is computed once per build
 (:func:`~netzbench.report.facts.collect_facts`).
 
+All or nothing (:class:`~netzbench.records.StagedFiles`): the statistics are
+computed first; then each output is built and written to a hidden temporary
+file beside its target (``.<name>.*.tmp``, fsynced), one after another; only
+when every one of them is written are they renamed over the published files.
+A failure anywhere before that -- a full disk, a figure that raises -- removes
+the temporaries and leaves every previously published output byte for byte as
+it was. (Under ``dvc repro``, DVC itself deletes these ``cache: false`` outputs
+before the command runs; git keeps their published versions.)
+
 ``params['report']`` drives it: ``alpha``, ``ci``, ``ci_method``,
 ``bootstrap_n``, ``pairwise_method``, ``epoch_selection`` (through
 :meth:`BenchmarkReport.from_runs`), ``aggregation`` (the mean ranks of
@@ -43,10 +52,14 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
+from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from ..records import write_json_atomic
+from ..errors import RecordError
+from ..records import StagedFiles
 from ..stats import VERDICTS
 from .benchmark import BenchmarkReport
 from .facts import ReportFacts, collect_facts
@@ -86,9 +99,8 @@ def _csv_value(v: Any) -> Any:
     return v
 
 
-def _write_csv(path: Path, rows: list[dict], columns: list[str]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+def _write_csv(out: StagedFiles, path: Path, rows: list[dict], columns: list[str]) -> None:
+    with out.open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
         w.writeheader()
         for r in rows:
@@ -212,12 +224,21 @@ def _safe_figure(make, message: str):
         return plot_message(f"{message}: {exc}")
 
 
-def _write_tables(facts: ReportFacts, root: Path) -> None:
+#: where an output goes: its path under the report's root (``reports/summary.csv``) -> the file (None: not written)
+Place = Callable[[str], "Path | None"]
+
+
+def _write_tables(facts: ReportFacts, out: StagedFiles, place: Place) -> None:
     """The CSV and booktabs tables under ``reports/``."""
     report = facts.report
-    _write_csv(root / "reports/summary.csv", facts.summary, SUMMARY_COLUMNS)
+
+    def csv_(rel, rows, columns):
+        if place(rel) is not None:
+            _write_csv(out, place(rel), rows, columns)
+
+    csv_("reports/summary.csv", facts.summary, SUMMARY_COLUMNS)
     for method, rows in facts.pairwise.items():
-        _write_csv(root / f"reports/pairwise_{method}.csv", rows, PAIRWISE_COLUMNS)
+        csv_(f"reports/pairwise_{method}.csv", rows, PAIRWISE_COLUMNS)
     power_rows = facts.power
     power_cols = ["task", "model_a", "model_b", "mean_diff", "sigma_d", "n_seeds", "mde", "observed_power",
                   "detectable", "power"] + [c for c in (power_rows[0] if power_rows else {}) if
@@ -225,26 +246,27 @@ def _write_tables(facts: ReportFacts, root: Path) -> None:
     if not power_rows:
         power_cols += ["seeds_needed_0.02", "seeds_needed_0.01", "seeds_needed_0.005"]
     power_cols.append("degenerate")
-    _write_csv(root / "reports/power.csv", power_rows, power_cols)
-    _write_csv(root / "reports/equivalence.csv", facts.equivalence or [], EQUIVALENCE_COLUMNS)
-    _write_csv(root / "reports/selected_epochs.csv", report.selected_epochs(table=True), AUDIT_COLUMNS)
-    _write_csv(root / "reports/posthoc.csv", [r for rows in facts.posthoc.values() for r in rows], POSTHOC_COLUMNS)
-    _write_csv(root / "reports/bayesian.csv", bayesian_rows(facts.bayesian), BAYESIAN_COLUMNS)
-    (root / "reports/summary.tex").write_text(report.to_latex(), encoding="utf-8")
-    (root / "reports/pairwise.tex").write_text(report.pairwise_to_latex(), encoding="utf-8")
+    csv_("reports/power.csv", power_rows, power_cols)
+    csv_("reports/equivalence.csv", facts.equivalence or [], EQUIVALENCE_COLUMNS)
+    csv_("reports/selected_epochs.csv", report.selected_epochs(table=True), AUDIT_COLUMNS)
+    csv_("reports/posthoc.csv", [r for rows in facts.posthoc.values() for r in rows], POSTHOC_COLUMNS)
+    csv_("reports/bayesian.csv", bayesian_rows(facts.bayesian), BAYESIAN_COLUMNS)
+    for rel, render in (("reports/summary.tex", report.to_latex), ("reports/pairwise.tex", report.pairwise_to_latex)):
+        if place(rel) is not None:
+            out.write_text(place(rel), render())
 
 
-def _write_figures(facts: ReportFacts, pdir: Path) -> None:
+def _write_figures(facts: ReportFacts, out: StagedFiles, place: Place) -> None:
     """``plots/``: the mean ranks of the configured aggregation (CSV) and every figure."""
     report, aggregation, weights, candidate = facts.report, facts.aggregation, facts.weights, facts.candidate
-    pdir.mkdir(parents=True, exist_ok=True)
     uniform = facts.friedman["mean_ranks"]
     rank_rows = sorted(((m, r) for m, r in facts.mean_ranks.get(aggregation, {}).items() if math.isfinite(r)),
                        key=lambda kv: kv[1])
-    _write_csv(pdir / "mean_ranks.csv",
-               [{"model": m, "mean_rank": round(r, 6), "aggregation": aggregation,
-                 "uniform_mean_rank": round(uniform.get(m, math.nan), 6)} for m, r in rank_rows],
-               ["model", "mean_rank", "aggregation", "uniform_mean_rank"])
+    if place("plots/mean_ranks.csv") is not None:
+        _write_csv(out, place("plots/mean_ranks.csv"),
+                   [{"model": m, "mean_rank": round(r, 6), "aggregation": aggregation,
+                     "uniform_mean_rank": round(uniform.get(m, math.nan), 6)} for m, r in rank_rows],
+                   ["model", "mean_rank", "aggregation", "uniform_mean_rank"])
     figures = {
         "critical_difference": (lambda: report.plot_critical_difference(candidate=candidate),
                                 "no critical-difference diagram",
@@ -258,14 +280,31 @@ def _write_figures(facts: ReportFacts, pdir: Path) -> None:
         "dashboard": (lambda: report.plot_dashboard(candidate=candidate), "no dashboard", ("png",)),
     }
     for name, (make, message, formats) in figures.items():
-        save_figure(_safe_figure(make, message), pdir / name, formats=formats)
+        if place(f"plots/{name}") is not None:
+            save_figure(_safe_figure(make, message), place(f"plots/{name}"), formats=formats, staging=out)
+
+
+def _plot_links(markdown: str, place: Place) -> str:
+    """REPORT.md with its figure links pointing at where ``place`` puts ``plots/`` (written as ``../plots/``)."""
+    md, plots = place("reports/REPORT.md"), place("plots/x")
+    if md is None or plots is None:
+        return markdown
+    rel = Path(os.path.relpath(plots.parent, md.parent)).as_posix()
+    return markdown if rel == "../plots" else markdown.replace("](../plots/", f"]({rel}/")
 
 
 def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None, echo=print,
-                  out_dir: str | Path = ".", reference: dict | None = None, study: dict | None = None) -> dict:
-    """Write every report artefact (see the module docstring); return the headline metrics.
-    ``reference`` and ``study``: see :func:`~netzbench.report.facts.collect_facts`."""
+                  out_dir: str | Path = ".", reference: dict | None = None, study: dict | None = None, *,
+                  staging: StagedFiles | None = None, place: Place | None = None) -> dict:
+    """Write every report artefact, all or nothing (see the module docstring); return the headline metrics.
+    ``reference`` and ``study``: see :func:`~netzbench.report.facts.collect_facts`.
+
+    ``place(rel)`` maps an output's path under ``out_dir`` to where it goes (None: left out); default
+    ``out_dir / rel``. ``staging``: stage the files there and leave the commit to its owner (the
+    protocol study publishes its strict report with its own file); default: renamed into place here.
+    """
     root = Path(out_dir)
+    place = place or (lambda rel: root / rel)
     rep_params = params.get("report", {})
     report.posthoc_method = rep_params.get("posthoc", report.posthoc_method)  # the CD diagram's cliques
     report.baseline_mode = rep_params.get("baselines", report.baseline_mode)  # are baselines ranked?
@@ -273,13 +312,18 @@ def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None, 
                           aggregation=rep_params.get("aggregation", "uniform"), weights=rep_params.get("weights"),
                           reference=reference, study=study)
     metrics = report_metrics(facts)
-    write_json_atomic(root / "metrics/report.json", metrics, indent=2)
-    write_json_atomic(root / "metrics/headline.json", compact_metrics(metrics), indent=1)
-    (root / "reports").mkdir(parents=True, exist_ok=True)
-    report.to_json(root / "reports/benchmark.json")
-    _write_tables(facts, root)
-    _write_figures(facts, root / "plots")
-    (root / "reports/REPORT.md").write_text(render_markdown(facts, params), encoding="utf-8")
+    with nullcontext(staging) if staging is not None else StagedFiles() as out:
+        for rel, obj, indent in (("metrics/report.json", metrics, 2),
+                                 ("metrics/headline.json", compact_metrics(metrics), 1)):
+            if place(rel) is not None:
+                out.write_json(place(rel), obj, indent=indent)
+        if place("reports/benchmark.json") is not None:
+            out.write_text(place("reports/benchmark.json"), report.to_json() + "\n")
+        _write_tables(facts, out, place)
+        _write_figures(facts, out, place)
+        if place("reports/REPORT.md") is not None:
+            out.write_text(place("reports/REPORT.md"), _plot_links(render_markdown(facts, params), place))
+        # leaving the block without an exception renames everything into place (a given staging: its owner)
 
     fr, unavailable = facts.friedman, facts.unavailable
     if unavailable:
@@ -294,11 +338,16 @@ def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None, 
 
 
 def read_optional_json(path: Path) -> dict | None:
-    """The JSON at ``path``, or None when there is no such file."""
+    """The JSON at ``path``, or None when there is no such file; a torn one is a :class:`RecordError`
+    naming it (the report stops before writing anything)."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
+    except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, nested too deeply
+        raise RecordError(f"{path}: not readable JSON ({exc if isinstance(exc, ValueError) else 'nested too deeply'}): "
+                          f"a torn or hand-edited file; restore it (`git checkout -- {path}`) or regenerate "
+                          "it") from None
 
 
 def run_report_stage(params: dict, echo=print, root: str | Path = ".") -> dict:

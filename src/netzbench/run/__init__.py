@@ -3,6 +3,8 @@
 - :mod:`.plan` -- a cell's plan: its record so far, the cache keys, the jobs to run;
 - :mod:`.execute` -- running plans on an executor, caching each result, writing records;
 - :mod:`.pool` (local processes), :mod:`.inprocess` (this process), :mod:`.ray_executor` (a Ray cluster);
+- :mod:`.warm` (the warm server's client; :mod:`.warm_server` its process, :mod:`.wire` its JSON
+  frames) and :mod:`.runtime` (the private runtime folder, whose processes are ours, scratch folders);
 - :mod:`.worker` -- one job in a worker: threads, limits, data, then training;
 - :mod:`.cache` -- the per-seed result cache;
 - :mod:`.preload` -- what the forkserver imports once.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ..errors import RecordError
 from ..records import check_finite, write_record
 from .arithmetic import configure as configure_arithmetic
 from .cache import SeedCache
@@ -163,5 +164,9 @@ def train_cell(task_id: str, model: str, params: dict, out_path: str | Path, *, 
     plan = plan_cell(task_id, model, params, role=role, model_args=model_args, data_root=data_root, echo=echo)
     run_plans([plan], params, echo=echo, progress=progress)
     record = plan.finish()
-    write_record(out_path, record)
+    try:
+        write_record(out_path, record)
+    except OSError as exc:  # e.g. a full disk: the record is written atomically, so nothing torn is left
+        raise RecordError(f"{out_path}: cannot write the run record ({exc.strerror or exc}); the seeds stored in "
+                          "the per-seed cache are reused when the stage runs again") from None
     return record

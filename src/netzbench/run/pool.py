@@ -1,35 +1,41 @@
-"""The local executor: a process pool on this machine, with limits, crash retries and progress.
+"""The local executor: a process per seed on this machine, with limits, crash retries and progress.
 
 - Each job runs in a fresh worker process forked from a server that has
   torch preloaded, pinned to ``exec.threads`` intra-op threads, so results
   do not depend on how many run at once. The server is the warm one shared
   by the stages of a pipeline (:mod:`.warm`, ``exec.warm_s``) or, with that
-  off or unavailable, this process's own ``forkserver``.
+  off or unavailable, this process's own ``forkserver``; ``exec.workers``
+  processes run at a time, each for one seed only.
 - ``exec.timeout_s`` stops a job (SIGALRM in the worker) and ``exec.max_rss_gb``
   caps its memory (``RLIMIT_DATA``: an allocation past it fails instead of
   waking the kernel's OOM killer); either way the job is recorded as
-  ``failed`` with the reason and the sweep goes on.
-- A worker that dies (killed, segfault) breaks the pool; the jobs it took
-  down are retried one by one in their own process, at most
-  ``MAX_RETRIES`` times, so a job that crashes deterministically is
-  recorded as failed without taking innocent jobs with it.
-- Workers report finished epochs on a queue; the parent shows one progress
-  bar in epochs (rate and ETA) for the cell.
+  ``failed`` with the reason and the sweep goes on. A seed that swallows
+  its alarm (a model's ``except:``) is killed from here, with SIGKILL,
+  :data:`.worker.KILL_GRACE_S` seconds after its timeout, and recorded as
+  timed out (not as a crash, not retried).
+- A worker that dies (killed, segfault) takes only its own job down (each
+  process has its own pipe for progress and result): that job is retried
+  alone, at most ``MAX_RETRIES`` times, then recorded as failed.
+- Workers report finished epochs on their pipe; the parent shows one
+  progress bar in epochs (rate and ETA) for the cell.
+- The seeds' temporary files (PyG writes a generated module per seed) go to
+  a scratch folder of the stage, removed when it ends (:mod:`.runtime`).
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-import queue as queue_mod
 import sys
-import threading
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
+import time
+from multiprocessing.connection import wait
 
-from .worker import MAX_RETRIES, died_result, huge_page_allocations, init_worker, run_seed
+from .runtime import scratch_folder
+from .worker import MAX_RETRIES, died_result, huge_page_allocations, init_worker, kill_after, run_seed, stopped_result
 
 _CONTEXT = None
+#: seconds a worker may take to exit after it sent its result, before it is killed
+_EXIT_S = 30.0
 
 
 def _arithmetic_env() -> tuple:
@@ -53,28 +59,128 @@ def pool_context():
     return ctx if env == _arithmetic_env() else multiprocessing.get_context("spawn")
 
 
-class _ProgressPump:
-    """Drains (job_id, epochs_done) messages from workers into a callback."""
+class _PipeProgress:
+    """The worker's progress queue: epochs go to the parent on the worker's own pipe."""
 
-    def __init__(self, ctx, on_epochs):
-        self.queue = ctx.Queue()
-        self.on_epochs = on_epochs
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
+    def __init__(self, conn):
+        self.conn = conn
 
-    def _run(self):
-        while not self._stop.is_set():
+    def put_nowait(self, msg) -> None:
+        self.conn.send(("epoch", *msg))
+
+
+def _seed_process(job: dict, conn) -> None:
+    """A worker process: one seed; ``("limits",)``, ``("epoch", job_index, n)`` and one
+    ``("result", result)`` on ``conn``."""
+    init_worker(_PipeProgress(conn), on_limits=lambda: conn.send(("limits",)))
+    result = run_seed(job)
+    try:
+        conn.send(("result", result))
+    except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable result (pickled before anything is written)
+        conn.send(("result", _failed(exc)))
+
+
+def _failed(exc: BaseException) -> dict:
+    """The result of a job that could not be sent to or from its worker."""
+    return {"status": "failed", "error": f"{type(exc).__name__}: {exc}", "seconds": 0.0}
+
+
+class _Worker:
+    """One job's process as the parent sees it: its pipe, its deadline, whether it has reported."""
+
+    def __init__(self, ctx, job: dict):
+        self.job = job
+        self.conn, writer = ctx.Pipe(duplex=False)
+        self.proc = ctx.Process(target=_seed_process, args=(job, writer))  # not daemonic: a model may fork
+        try:
+            self.proc.start()  # pickles the job: a model object from the Python API may refuse
+        except BaseException:
+            self.conn.close()
+            raise
+        finally:
+            writer.close()  # the child's copy is the only one left: its exit reads as end of file
+        self.deadline = None  # monotonic time at which the seed is killed
+        self.armed_at = None  # Unix time at which its limits applied
+        self.result = None
+        self.reported_at = None  # monotonic time at which its result came (then it only has to exit)
+        self.eof = False  # the pipe is closed at the child's end
+
+    def read(self, on_epochs) -> None:
+        """Take every message waiting on the pipe."""
+        while True:
             try:
-                msg = self.queue.get(timeout=0.2)
-            except (queue_mod.Empty, EOFError, OSError):
-                continue
-            self.on_epochs(*msg)
+                if not self.conn.poll(0):
+                    return
+                msg = self.conn.recv()
+            except (EOFError, OSError):
+                self.eof = True
+                return
+            except Exception as exc:  # noqa: BLE001 - a result holding a class only the worker could import
+                self.result = _failed(exc)
+                return
+            if msg[0] == "epoch":
+                if on_epochs is not None:
+                    on_epochs(msg[1], msg[2])
+            elif msg[0] == "limits":
+                after = kill_after(self.job)
+                self.armed_at = time.time()
+                self.deadline = None if after is None else time.monotonic() + after
+            elif msg[0] == "result":
+                self.result = msg[1]
 
-    def close(self):
-        self._stop.set()
-        self._thread.join(timeout=2)
-        self.queue.close()
+    def stop(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(5)
+        self.conn.close()
+
+
+def _run_processes(jobs: list[dict], workers: int, on_result, on_epochs, ctx) -> list[dict]:
+    """Run ``jobs``, ``workers`` processes at a time, a fresh one per job; returns the jobs whose
+    process died without a result (to retry)."""
+    pending, running, died = list(jobs), [], []
+    leaving: list[_Worker] = []  # reported, still exiting: the next job need not wait for that
+    try:
+        while pending or running:
+            while pending and len(running) < workers:
+                job = pending.pop(0)
+                try:
+                    running.append(_Worker(ctx, job))
+                except Exception as exc:  # noqa: BLE001 - recorded, never raised: the sweep goes on
+                    on_result(job, _failed(exc))
+            wakes = [w.deadline for w in running if w.deadline is not None]
+            wakes += [w.reported_at + _EXIT_S for w in leaving]
+            timeout = max(0.0, min(wakes) - time.monotonic()) if wakes else None
+            ready = set(wait([w.conn for w in running if not w.eof]
+                             + [w.proc.sentinel for w in running + leaving], timeout))
+            now = time.monotonic()
+            for w in list(leaving):
+                if w.proc.sentinel in ready or now >= w.reported_at + _EXIT_S:
+                    w.stop()
+                    leaving.remove(w)
+            for w in list(running):
+                exited = w.proc.sentinel in ready
+                if w.conn in ready or exited:
+                    w.read(on_epochs)
+                if w.result is not None:
+                    running.remove(w)
+                    w.reported_at = time.monotonic()
+                    leaving.append(w)
+                    on_result(w.job, w.result)
+                elif exited:
+                    w.stop()
+                    running.remove(w)
+                    died.append(w.job)
+                elif w.deadline is not None and time.monotonic() >= w.deadline:  # it swallowed its alarm
+                    w.stop()
+                    running.remove(w)
+                    on_result(w.job, stopped_result(w.job, w.armed_at))
+        for w in leaving:
+            w.proc.join(max(0.0, w.reported_at + _EXIT_S - time.monotonic()))
+    finally:
+        for w in running + leaving:  # interrupted (Ctrl-C), or one that would not exit: none outlives the stage
+            w.stop()
+    return died
 
 
 def run_jobs(jobs: list[dict], workers: int, on_result, on_epochs=None, *, warm_s: float = 0.0) -> None:
@@ -84,52 +190,28 @@ def run_jobs(jobs: list[dict], workers: int, on_result, on_epochs=None, *, warm_
     jobs it cannot take run in this process's own pool."""
     if not jobs:
         return
-    for i, job in enumerate(jobs):
-        job["job_index"] = i
-    if warm_s > 0:
-        from .warm import WarmUnavailable, run_jobs_warm
+    with scratch_folder() as scratch:
+        for i, job in enumerate(jobs):
+            job["job_index"] = i
+            job["tmp_dir"] = scratch
+        if warm_s > 0:
+            from .warm import WarmUnavailable, run_jobs_warm
 
-        huge_page_allocations()  # the server's environment, like the forkserver's
-        try:
-            jobs = run_jobs_warm(jobs, min(workers, len(jobs)), warm_s, on_result, on_epochs)
-        except WarmUnavailable as exc:
-            print(f"netzbench: no warm worker server ({exc}); starting this stage's own workers", file=sys.stderr)
-        if not jobs:
-            return
-    ctx = pool_context()
-    pump = _ProgressPump(ctx, on_epochs) if on_epochs is not None else None
-    try:
-        broken = _run_pool(jobs, min(workers, len(jobs)), on_result, ctx, pump)
-        attempts = {id(j): 1 for j in broken}
-        while broken:
-            job = broken.pop(0)
-            again = _run_pool([job], 1, on_result, ctx, pump)
-            if again:
+            huge_page_allocations()  # the server's environment, like the forkserver's
+            try:
+                jobs = run_jobs_warm(jobs, min(workers, len(jobs)), warm_s, on_result, on_epochs)
+            except WarmUnavailable as exc:
+                print(f"netzbench: no warm worker server ({exc}); starting this stage's own workers", file=sys.stderr)
+            if not jobs:
+                return
+        ctx = pool_context()
+        died = _run_processes(jobs, min(workers, len(jobs)), on_result, on_epochs, ctx)
+        attempts = {id(j): 1 for j in died}
+        while died:  # alone this time: a crash that came from running alongside others does not recur
+            job = died.pop(0)
+            if _run_processes([job], 1, on_result, on_epochs, ctx):
                 attempts[id(job)] += 1
                 if attempts[id(job)] > MAX_RETRIES:
                     on_result(job, died_result(attempts[id(job)]))
                 else:
-                    broken.append(job)
-    finally:
-        if pump is not None:
-            pump.close()
-
-
-def _run_pool(jobs, workers, on_result, ctx, pump) -> list[dict]:
-    """One pool over ``jobs``; returns the jobs lost to a broken pool (to retry)."""
-    lost = []
-    initargs = (pump.queue if pump is not None else None,)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, max_tasks_per_child=1,
-                             initializer=init_worker, initargs=initargs) as pool:
-        futures = {pool.submit(run_seed, job): job for job in jobs}
-        for fut in as_completed(futures):
-            job = futures[fut]
-            try:
-                result = fut.result()
-            except BrokenProcessPool:
-                lost.append(job)
-                continue
-            except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable result
-                result = {"status": "failed", "error": f"{type(exc).__name__}: {exc}", "seconds": 0.0}
-            on_result(job, result)
-    return lost
+                    died.append(job)

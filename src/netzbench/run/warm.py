@@ -20,12 +20,35 @@ Why the numbers cannot change:
   kernel choice from it at import), the netzbench source and the installed
   torch and PyG. Change any and the next stage starts another server.
 
-The wire protocol is length-prefixed pickles over a Unix socket in a
-directory only this user can open: the child says ``started``, the client
-passes its stdout and stderr (so what a seed prints reaches the stage's
-output, as from a pool worker) and the job, and the child reports ``epoch``
-messages and then the ``result``.
-A child whose client is gone stops at its next epoch report.
+The protocol: length-prefixed JSON (:mod:`.wire`; nothing that crosses
+runs code when read) over a Unix socket in this user's private runtime
+folder (:func:`.runtime.private_folder`). The client sends the server's
+secret; the child says ``started`` (its pid), the client passes its stdout
+and stderr (so what a seed prints reaches the stage's output, as from a pool
+worker) and the job, and the child reports ``limits`` (its timer is armed),
+``epoch`` messages and then the ``result``. A child whose client is gone
+stops at its next epoch report; one past ``exec.timeout_s`` plus
+:data:`.worker.KILL_GRACE_S` (a model that swallowed its alarm) is killed by
+the client. A job or result that JSON cannot carry exactly (a model object
+from the Python API, a tuple) runs in the stage's own pool instead.
+
+Who may use a server, on a machine shared with other users:
+
+- the folder is created by this code, 0700, and checked without following
+  links before every connection (a folder swapped for a link mid-stage is
+  refused, and the stage falls back to its own pool);
+- the client checks with ``SO_PEERCRED`` that the process serving the socket
+  runs as this user (no ``SO_PEERCRED``, as on macOS: no warm server), and
+  the server drops a connection from any other user before forking;
+- a job names a model as ``package.module:Class``, which the child imports:
+  whoever may submit a job runs code as this user. A process of this user
+  could do that anyway, but to submit a job it must also know the server's
+  random secret (32 bytes, in a 0600 file of the folder, compared with
+  ``hmac.compare_digest`` before anything else is read);
+- ``netzbench warm --stop`` signals only processes that run as this user
+  with the server's command line for that socket (``python -m
+  netzbench.run.warm_server <socket> ...``, :mod:`.warm_server`); a stale
+  pid file naming another process is removed, and the process left alone.
 """
 
 from __future__ import annotations
@@ -35,21 +58,20 @@ import hashlib
 import importlib.util
 import json
 import os
-import pickle
 import queue as queue_mod
-import select
 import signal
 import socket
-import struct
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 from ..identity import PACKAGE_DIR, source_hash
 from ..params import DEFAULTS, ParamsError
+from . import wire
+from .runtime import (NotPrivate, parent_pid, private_folder, process_argv, process_uid, read_secret,
+                      signal_verified)
 
 #: seconds a server stays after its last seed when params say nothing (``exec.warm_s``'s default)
 DEFAULT_IDLE_S = DEFAULTS["exec"]["warm_s"]
@@ -57,7 +79,14 @@ DEFAULT_IDLE_S = DEFAULTS["exec"]["warm_s"]
 START_TIMEOUT_S = 120
 #: environment variables that differ between stages of one pipeline and never reach a number
 _VOLATILE_ENV = ("PWD", "OLDPWD", "SHLVL", "_")
-_HEADER = struct.Struct("!Q")
+#: the server's module, as its command line names it (``warm --stop`` checks that line)
+_MODULE = "netzbench.run.warm_server"
+#: a Unix socket's path must fit ``sun_path`` (108 bytes on Linux, 104 on BSDs)
+_MAX_SOCK_PATH = 100
+#: the first message each side sends (the secret; ``started``) is at most this long
+_HELLO_LIMIT = 4096
+#: seconds a child waits for a client's secret, stdout and job before it gives up
+_HELLO_S = 30.0
 
 
 class WarmUnavailable(RuntimeError):
@@ -69,47 +98,25 @@ def idle_seconds(exec_params: dict) -> float:
     value = os.environ.get("NETZBENCH_WARM_S")
     if value not in (None, ""):
         try:
-            return max(0.0, float(value))
+            seconds = float(value)
+            if not -float("inf") < seconds < float("inf"):  # nan would mean 0 (max(0, nan)), inf never leave
+                raise ValueError(value)
+            return max(0.0, seconds)
         except ValueError:
             raise ParamsError(f"NETZBENCH_WARM_S must be a number of seconds (0: no warm server), got {value!r}") from None
     warm = exec_params.get("warm_s", DEFAULT_IDLE_S)
     return float(warm or 0)
 
 
-# -- framing -------------------------------------------------------------------------------------
-
-def _send(conn: socket.socket, obj) -> None:
-    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    conn.sendall(_HEADER.pack(len(data)) + data)
-
-
-def _recv_exact(conn: socket.socket, n: int) -> bytes:
-    chunks, got = [], 0
-    while got < n:
-        chunk = conn.recv(min(n - got, 1 << 20))
-        if not chunk:
-            raise EOFError("connection closed")
-        chunks.append(chunk)
-        got += len(chunk)
-    return b"".join(chunks)
-
-
-def _recv(conn: socket.socket):
-    (size,) = _HEADER.unpack(_recv_exact(conn, _HEADER.size))
-    return pickle.loads(_recv_exact(conn, size))
-
-
 # -- where and which server ----------------------------------------------------------------------
 
 def runtime_dir() -> Path:
-    """``<tmp>/netzbench-warm-<uid>``, private to this user (a socket path must stay under ~100 bytes,
-    so not the repository's cache directory)."""
-    path = Path(tempfile.gettempdir()) / f"netzbench-warm-{os.getuid()}"
-    path.mkdir(mode=0o700, exist_ok=True)
-    st = path.stat()
-    if st.st_uid != os.getuid() or st.st_mode & 0o077:
-        raise WarmUnavailable(f"{path} is not private to this user; not using a warm server")
-    return path
+    """This user's private runtime folder (:func:`.runtime.private_folder`; not the repository's
+    cache directory: a socket path must stay under ~100 bytes), checked again on every call."""
+    try:
+        return private_folder()
+    except NotPrivate as exc:
+        raise WarmUnavailable(f"{exc}; not using a warm server") from None
 
 
 def _package_digest(h) -> None:
@@ -132,21 +139,27 @@ def fingerprint() -> str:
     return h.hexdigest()[:20]
 
 
-def _connect(path: Path) -> socket.socket:
+def _connect(path: Path) -> tuple[socket.socket, int]:
+    """A connection to the socket at ``path`` and the pid of the server behind it, which must run
+    as this user (``WarmUnavailable`` otherwise: nothing is sent to or read from another user)."""
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         conn.connect(str(path))
+        pid, uid, _ = wire.peer(conn)
     except OSError:
         conn.close()
         raise
-    return conn
+    if uid != os.getuid():
+        conn.close()
+        raise WarmUnavailable(f"{path} is served by a process of uid {uid}, not of this user; not using it")
+    return conn, pid
 
 
 def _reachable(path: Path) -> bool:
     try:
-        _connect(path).close()  # the child forked for this connection sees EOF and leaves
+        _connect(path)[0].close()  # the child forked for this connection sees EOF and leaves
         return True
-    except OSError:
+    except (OSError, WarmUnavailable):
         return False
 
 
@@ -155,9 +168,13 @@ def ensure_server(idle_s: float, *, check: bool = False) -> Path:
     (``check``: make sure it answers; otherwise an existing socket file is trusted)."""
     if os.name != "posix" or not hasattr(os, "fork"):
         raise WarmUnavailable("a warm server needs fork() and Unix sockets")
+    if not wire.HAVE_PEERCRED:
+        raise WarmUnavailable("this platform cannot tell which user serves a socket (no SO_PEERCRED)")
     folder = runtime_dir()
     fp = fingerprint()
     sock = folder / f"{fp}.sock"
+    if len(os.fsencode(sock)) > _MAX_SOCK_PATH:
+        raise WarmUnavailable(f"the socket path {sock} is too long for a Unix socket (set TMPDIR to a shorter folder)")
     if sock.exists() and not check:
         return sock
     with open(folder / f"{fp}.lock", "w") as lock:
@@ -168,7 +185,7 @@ def ensure_server(idle_s: float, *, check: bool = False) -> Path:
         log = open(folder / f"{fp}.log", "wb")  # only what the server itself says (seeds print to their stage)
         with log:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "netzbench.run.warm", str(sock), str(idle_s), json.dumps(sys.path)],
+                [sys.executable, "-m", _MODULE, str(sock), str(idle_s), json.dumps(sys.path)],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, close_fds=True,
                 start_new_session=True)  # outlives this stage; never holds a caller's output pipes
         deadline = time.monotonic() + START_TIMEOUT_S
@@ -183,136 +200,63 @@ def ensure_server(idle_s: float, *, check: bool = False) -> Path:
         raise WarmUnavailable(f"the warm server did not start within {START_TIMEOUT_S} s")
 
 
-def servers() -> list[tuple[str, int]]:
-    """``(fingerprint, pid)`` of this user's running warm servers."""
+def _read_small(name: str, dir_fd: int | None = None) -> str | None:
+    """The text of a short file (a pid), never following a link or blocking on a FIFO; None if unreadable."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, 64).decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _is_server(pid: int, sock: Path) -> bool:
+    """Whether process ``pid`` runs as this user and is the warm server (:mod:`.warm_server`) of ``sock``."""
+    argv = process_argv(pid)
+    return process_uid(pid) == os.getuid() and argv is not None and argv[1:4] == ["-m", _MODULE, str(sock)]
+
+
+def _scan() -> tuple[list[tuple[str, int]], list[tuple[Path, str]]]:
+    """This user's running servers ``(fingerprint, pid)`` and the pid files that name none ``(file, content)``."""
     try:
         folder = runtime_dir()
     except WarmUnavailable:
-        return []
-    found = []
+        return [], []
+    found, stale = [], []
     for pid_file in sorted(folder.glob("*.pid")):
-        try:
-            pid = int(pid_file.read_text())
-            os.kill(pid, 0)
-        except (ValueError, OSError):
+        text = _read_small(str(pid_file))
+        if text is None:  # removed meanwhile: its server left
             continue
-        found.append((pid_file.stem, pid))
-    return found
+        if text.isdigit() and _is_server(int(text), pid_file.with_suffix(".sock")):
+            found.append((pid_file.stem, int(text)))
+        else:
+            stale.append((pid_file, text))
+    return found, stale
 
 
-def stop_servers() -> int:
+def servers() -> list[tuple[str, int]]:
+    """``(fingerprint, pid)`` of this user's running warm servers (each checked: see :func:`_is_server`)."""
+    return _scan()[0]
+
+
+def stop_servers(echo=None) -> int:
     """Ask every warm server of this user to leave now (seeds running in its children finish);
-    returns how many were asked."""
-    found = servers()
-    for _, pid in found:
-        try:
-            os.kill(pid, signal.SIGTERM)
-        except OSError:
-            pass
-    return len(found)
-
-
-# -- the server ----------------------------------------------------------------------------------
-
-class _SocketProgress:
-    """Stands in for the pool's progress queue in a child: epochs go to the client over the socket."""
-
-    def __init__(self, conn: socket.socket):
-        self.conn = conn
-
-    def put_nowait(self, msg) -> None:
-        try:
-            _send(self.conn, ("epoch", *msg))
-        except OSError:  # the client is gone (killed, interrupted): nobody wants this seed any more
-            os._exit(3)
-
-
-def _child(conn: socket.socket) -> None:
-    from .worker import init_worker, run_seed
-
-    _send(conn, ("started", os.getpid()))
-    try:
-        _, fds, _, _ = socket.recv_fds(conn, 1, 2)  # the client's stdout and stderr
-        job = _recv(conn)
-    except EOFError:  # a reachability check, or a client that gave up
-        return
-    for target, fd in zip((1, 2), fds):  # what a seed prints goes where a pool worker's would: the stage's output
-        os.dup2(fd, target)
-        os.close(fd)
-    init_worker(_SocketProgress(conn))
-    _send(conn, ("result", run_seed(job)))
-
-
-def _leave(signum, frame):
-    raise SystemExit(0)
-
-
-def serve(sock_path: str, idle_s: float, sys_path: list[str]) -> None:
-    """Import what the forkserver preloads, listen on ``sock_path``, fork a child per connection,
-    and leave after ``idle_s`` seconds without children or when the socket is taken away."""
-    sys.path[:] = sys_path  # the caller's, not ``-m``'s working directory first
-    from . import preload  # noqa: F401 - torch, PyG, the worker and model modules
-
-    path = Path(sock_path)
-    staging = path.with_suffix(f".{os.getpid()}.tmp")
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(str(staging))
-    listener.listen(64)
-    pid_file = path.with_suffix(".pid")
-    pid_file.write_text(str(os.getpid()))
-    os.replace(staging, path)  # clients see the socket only once it listens
-    inode = path.stat().st_ino
-    signal.signal(signal.SIGTERM, _leave)  # tidy up (socket, pid file) when asked to stop
-    children: set[int] = set()
-    last = time.monotonic()
-    try:
-        while True:
-            for pid in list(children):
-                done, _ = os.waitpid(pid, os.WNOHANG)
-                if done:
-                    children.discard(pid)
-            now = time.monotonic()
-            if children:
-                last = now
-            try:
-                ours = path.stat().st_ino == inode
-            except FileNotFoundError:
-                ours = False
-            if not ours or now - last > idle_s:
-                break
-            ready, _, _ = select.select([listener], [], [], 0.5)
-            if not ready:
-                continue
-            conn, _ = listener.accept()
-            pid = os.fork()
-            if pid == 0:
-                code = 0
-                try:
-                    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                    listener.close()
-                    _child(conn)
-                except BaseException:  # noqa: BLE001 - the client sees EOF without a result
-                    code = 1
-                finally:
-                    os._exit(code)
-            conn.close()
-            children.add(pid)
-            last = time.monotonic()
-    finally:
-        try:
-            if path.stat().st_ino == inode:
-                path.unlink()
-        except FileNotFoundError:
-            pass
-        if pid_file.exists() and pid_file.read_text() == str(os.getpid()):
-            pid_file.unlink()
-            # a starter waiting on the removed lock file may start a second server: harmless, the
-            # later socket replaces the earlier one and the earlier server leaves (not ours any more)
-            path.with_suffix(".lock").unlink(missing_ok=True)
-            log = path.with_suffix(".log")
-            if log.exists() and log.stat().st_size == 0:
-                log.unlink()
-        listener.close()  # connections still in the backlog see EOF before "started": clients retry
+    returns how many were asked. A pid file that names no server of ours (a process that took a dead
+    server's pid) is removed and ``echo`` told; that process is not signalled."""
+    found, stale = _scan()
+    for pid_file, text in stale:
+        pid_file.unlink(missing_ok=True)
+        if echo is not None:
+            echo(f"{pid_file}: pid {text} is not a warm server of this user; not signalled, stale pid file removed")
+    asked = 0
+    for fp, pid in found:
+        sock = runtime_dir() / f"{fp}.sock"
+        asked += signal_verified(pid, signal.SIGTERM, lambda p: _is_server(p, sock))
+    return asked
 
 
 # -- the client ----------------------------------------------------------------------------------
@@ -334,53 +278,112 @@ def _send_output(conn: socket.socket) -> None:
             os.close(fd)
 
 
-def _run_one(job: dict, sock: Path, idle_s: float, out: queue_mod.Queue) -> None:
-    """Run ``job`` in a child of the server at ``sock``; put ``("epoch", i, n)`` and one
-    ``("done", job, result)`` (result None: the child died) or ``("lost", job, None)`` (no server to
-    run it) on ``out``."""
+def _open(sock: Path) -> tuple[socket.socket, int, int]:
+    """A connection to the server at ``sock`` that has taken us: the folder checked again (one
+    swapped for a link mid-stage is refused), the server's user verified, its secret sent and
+    ``started`` received. Returns the connection, the child's pid and the server's."""
+    if sock.parent != runtime_dir():
+        raise WarmUnavailable(f"{sock} is not in this user's runtime folder")
+    conn, server = _connect(sock)
+    try:
+        try:
+            secret = read_secret(sock.with_suffix(".key"))
+        except NotPrivate as exc:
+            raise WarmUnavailable(str(exc)) from None
+        wire.send(conn, {"secret": secret})
+        msg = wire.recv(conn, limit=_HELLO_LIMIT)
+        if not (type(msg) is list and len(msg) == 2 and msg[0] == "started" and type(msg[1]) is int):
+            raise wire.ProtocolError(f"expected 'started', got {str(msg)[:80]}")
+    except BaseException:
+        conn.close()
+        raise
+    return conn, msg[1], server
+
+
+def _kill_child(child: int, server: int) -> None:
+    """SIGKILL the server's child ``child`` (a seed that swallowed its alarm), if it still is one."""
+    signal_verified(child, signal.SIGKILL, lambda pid: parent_pid(pid) == server and process_uid(pid) == os.getuid())
+
+
+def _follow(conn: socket.socket, job: dict, child: int, server: int, out: queue_mod.Queue) -> tuple:
+    """Pass the child's epochs on to ``out`` until its result; kill it at its deadline. Returns
+    ``("done", job, result)`` or ``("lost", job, why)`` (a result JSON cannot carry)."""
+    from .worker import kill_after, stopped_result
+
+    after, deadline, armed = kill_after(job), None, None
+    while True:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                _kill_child(child, server)
+                return "done", job, stopped_result(job, armed)
+            conn.settimeout(left)
+        try:
+            msg = wire.recv(conn)
+        except socket.timeout:  # the deadline passed while nothing came
+            continue
+        kind = msg[0] if type(msg) is list and msg else None
+        if kind == "epoch" and len(msg) == 3:
+            out.put(("epoch", msg[1], msg[2]))
+        elif kind == "limits":
+            armed = time.time()
+            deadline = None if after is None else time.monotonic() + after
+        elif kind == "result" and len(msg) == 2 and type(msg[1]) is dict:
+            return "done", job, msg[1]
+        elif kind == "unencodable":
+            return "lost", job, f"the warm server's child had a result JSON cannot carry exactly ({msg[1]})"
+        else:
+            raise wire.ProtocolError(f"unexpected message {str(msg)[:80]}")
+
+
+def _run_one(job: dict, payload: bytes, sock: Path, idle_s: float, out: queue_mod.Queue) -> None:
+    """Run ``job`` (``payload``: its frame) in a child of the server at ``sock``; put ``("epoch", i, n)``
+    and one ``("done", job, result)`` (result None: the child died) or ``("lost", job, why)`` (no
+    server to run it, or a result that cannot cross: the caller's pool runs it) on ``out``."""
+    why = "no warm server answered"
     for attempt in range(5):
         try:
-            conn = _connect(ensure_server(idle_s, check=True) if attempt else sock)
-        except (OSError, WarmUnavailable):
+            conn, child, server = _open(ensure_server(idle_s, check=True) if attempt else sock)
+        except WarmUnavailable as exc:  # e.g. the folder was swapped for a link: not a server to trust
+            why = f"no warm server could take it ({exc})"
             continue
+        except (OSError, EOFError, wire.ProtocolError):
+            continue  # the server was leaving when we connected: ask again
         with conn:
             try:
-                if _recv(conn)[0] != "started":
-                    continue
-            except (EOFError, OSError):
-                continue  # the server was leaving when we connected: ask again
-            try:
                 _send_output(conn)
-                _send(conn, job)
-                while True:
-                    msg = _recv(conn)
-                    if msg[0] == "epoch":
-                        out.put(msg)
-                    else:
-                        out.put(("done", job, msg[1]))
-                        return
-            except (EOFError, OSError):
+                wire.send_bytes(conn, payload)
+                out.put(_follow(conn, job, child, server, out))
+            except (EOFError, OSError, wire.ProtocolError):
                 out.put(("done", job, None))
-                return
-    out.put(("lost", job, None))
+            return
+    out.put(("lost", job, why))
 
 
 def run_jobs_warm(jobs: list[dict], workers: int, idle_s: float, on_result, on_epochs=None) -> list[dict]:
     """Run ``jobs`` in children of the warm server, ``workers`` at a time. ``on_result(job, result)``
     and ``on_epochs(job_index, epoch)`` are called in this thread. A child that died is retried like
-    a broken pool's job; returns the jobs no server could take (the caller runs them in its pool)."""
+    a dead pool worker's job; returns the jobs no server could take or JSON cannot carry (the caller
+    runs them in its pool)."""
     from .worker import MAX_RETRIES, died_result
 
     sock = ensure_server(idle_s)  # raises WarmUnavailable before any job is sent
     out: queue_mod.Queue = queue_mod.Queue()
-    pending = list(jobs)
-    attempts = {id(j): 0 for j in jobs}
-    running, lost = 0, []
+    pending, lost, payloads = [], [], {}
+    for job in jobs:
+        try:
+            payloads[id(job)] = wire.encode(job)
+        except wire.Unencodable:  # e.g. a model object from the Python API: the pool pickles it to its own worker
+            lost.append(job)
+        else:
+            pending.append(job)
+    attempts = {id(j): 0 for j in pending}
+    running, said = 0, set()
     while pending or running:
         while pending and running < workers:
             job = pending.pop(0)
             attempts[id(job)] += 1
-            threading.Thread(target=_run_one, args=(job, sock, idle_s, out), daemon=True).start()
+            threading.Thread(target=_run_one, args=(job, payloads[id(job)], sock, idle_s, out), daemon=True).start()
             running += 1
         msg = out.get()
         if msg[0] == "epoch":
@@ -390,6 +393,9 @@ def run_jobs_warm(jobs: list[dict], workers: int, idle_s: float, on_result, on_e
         running -= 1
         kind, job, result = msg
         if kind == "lost":
+            if result not in said:  # once per reason, not once per seed
+                said.add(result)
+                print(f"netzbench: {result}; its seeds run in this stage's own workers", file=sys.stderr)
             lost.append(job)
         elif result is not None:
             on_result(job, result)
@@ -398,7 +404,3 @@ def run_jobs_warm(jobs: list[dict], workers: int, idle_s: float, on_result, on_e
         else:
             pending.append(job)
     return lost
-
-
-if __name__ == "__main__":
-    serve(sys.argv[1], float(sys.argv[2]), json.loads(sys.argv[3]))

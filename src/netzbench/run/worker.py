@@ -6,24 +6,41 @@ and code) and how to run it (data folder, working directory, threads,
 device, limits). The result is a plain dict that goes into the run record
 under its seed; any exception is caught and returned as ``failed``, so one
 bad seed never stops a sweep.
+
+Limits: ``exec.timeout_s`` arms a SIGALRM timer in the worker, which raises
+:class:`SeedTimeout` (a ``BaseException``, so a model's ``except Exception``
+does not swallow it); a model that swallows it anyway is killed from outside
+its process: the parent (the pool, or the warm server's client) is told
+when the limits apply (``init_worker``'s ``on_limits``) and stops the process
+with SIGKILL :data:`KILL_GRACE_S` seconds after the timeout has passed
+(:func:`kill_after`, :func:`stopped_result`). ``exec.max_rss_gb`` caps the
+data segment. A seed's temporary files go to the job's ``tmp_dir`` (the
+stage's scratch folder, removed when the stage ends).
 """
 
 from __future__ import annotations
 
+import math
 import os
 import resource
 import signal
 import sys
+import tempfile
 import time
 
 #: progress queue of this worker process (set by :func:`init_worker`)
 _PROGRESS = None
+#: called once the seed's limits apply (set by :func:`init_worker`): the parent's deadline counts from then
+_ON_LIMITS = None
 #: a job whose process dies is run again at most this many times, alone, then recorded as failed
 MAX_RETRIES = 2
+#: seconds past ``exec.timeout_s`` after which the parent kills a seed that did not stop itself
+KILL_GRACE_S = 3.0
 
 
-class SeedTimeout(Exception):
-    """The seed ran past ``exec.timeout_s``."""
+class SeedTimeout(BaseException):
+    """The seed ran past ``exec.timeout_s`` (not an ``Exception``: user code's ``except Exception``
+    must not swallow it)."""
 
 
 def huge_page_allocations() -> None:
@@ -38,10 +55,11 @@ def huge_page_allocations() -> None:
     os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")
 
 
-def init_worker(progress_queue=None) -> None:
-    """Pool initializer: remember the queue on which epochs are reported."""
-    global _PROGRESS
-    _PROGRESS = progress_queue
+def init_worker(progress_queue=None, on_limits=None) -> None:
+    """Remember the queue on which epochs are reported (``put_nowait((job_index, epoch))``) and
+    ``on_limits()``, called once the seed's limits are armed."""
+    global _PROGRESS, _ON_LIMITS
+    _PROGRESS, _ON_LIMITS = progress_queue, on_limits
 
 
 def _report(job_index: int, epoch: int) -> None:
@@ -58,17 +76,55 @@ def died_result(attempts: int) -> dict:
             "error": f"worker process died {attempts} time(s); killed by the system (out of memory?) or crashed"}
 
 
+def timeout_error(timeout_s) -> str:
+    """The ``error`` of a seed stopped by its time limit."""
+    return f"timeout: stopped after exec.timeout_s = {timeout_s} s"
+
+
+def kill_after(job: dict) -> float | None:
+    """Seconds after its limits apply at which the parent kills the job's process (None: no limit,
+    or one the worker refuses by itself)."""
+    try:
+        timeout = _limit("timeout_s", job.get("timeout_s"))
+    except ValueError:
+        return None
+    return None if timeout is None else timeout + KILL_GRACE_S
+
+
+def stopped_result(job: dict, started_at: float) -> dict:
+    """The result of a seed the parent killed at its deadline (limits armed at Unix time ``started_at``)."""
+    now = time.time()
+    return {"status": "failed", "error": timeout_error(job.get("timeout_s")), "seconds": now - started_at,
+            "started_at": started_at, "finished_at": now}
+
+
 def _on_alarm(signum, frame):
     raise SeedTimeout("timeout")
 
 
+def _limit(name: str, value) -> float | None:
+    """A limit as a positive finite float, None for none; ``ValueError`` naming ``exec.<name>``
+    otherwise (``.nan`` is not "no limit": it would turn the timer off unnoticed)."""
+    if value is None:
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        number = math.nan
+    if isinstance(value, bool) or not math.isfinite(number) or number <= 0:
+        raise ValueError(f"exec.{name} must be null (no limit) or a finite number > 0, got {value!r}")
+    return number
+
+
 def apply_limits(timeout_s: float | None, max_rss_gb: float | None) -> None:
-    """Per-process limits: a SIGALRM timer and an address-space cap on data (``RLIMIT_DATA``)."""
-    if timeout_s:
+    """Per-process limits: a SIGALRM timer and an address-space cap on data (``RLIMIT_DATA``);
+    None is no limit, a non-finite or non-positive value a ``ValueError``."""
+    timeout, rss = _limit("timeout_s", timeout_s), _limit("max_rss_gb", max_rss_gb)
+    if timeout is not None:
         signal.signal(signal.SIGALRM, _on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, float(timeout_s))
-    if max_rss_gb:
-        cap = int(float(max_rss_gb) * 1024**3)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+    if rss is not None:
+        cap = int(rss * 1024**3)
         resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
 
 
@@ -131,7 +187,10 @@ def run_seed(job: dict, on_epoch=None) -> dict:
     the limits apply; in-process callers pass ``on_epoch`` and get no limits.
     """
     started = time.time()
-    result = _run_seed(job, on_epoch)
+    try:
+        result = _run_seed(job, on_epoch)
+    except SeedTimeout:  # the alarm rang while a failure was being recorded (its handlers are past)
+        result = {"status": "failed", "error": timeout_error(job.get("timeout_s")), "seconds": time.time() - started}
     result["started_at"], result["finished_at"] = started, time.time()
     return result
 
@@ -145,6 +204,8 @@ def _run_seed(job: dict, on_epoch) -> dict:
         if not in_process:
             if job.get("cwd") and os.path.isdir(job["cwd"]):  # not on a remote Ray node
                 os.chdir(job["cwd"])
+            if job.get("tmp_dir") and os.path.isdir(job["tmp_dir"]):
+                tempfile.tempdir = job["tmp_dir"]  # PyG's generated modules: removed with the stage's folder
             for entry in reversed(job.get("sys_path") or []):
                 if entry not in sys.path:
                     sys.path.insert(0, entry)
@@ -160,6 +221,8 @@ def _run_seed(job: dict, on_epoch) -> dict:
         torch.set_num_threads(int(job["threads"]))
         if not in_process:
             apply_limits(job.get("timeout_s"), job.get("max_rss_gb"))
+            if _ON_LIMITS is not None:
+                _ON_LIMITS()
             index = job.get("job_index", 0)
             on_epoch = lambda epoch: _report(index, epoch)  # noqa: E731
         spec = job["spec"]
@@ -178,7 +241,7 @@ def _run_seed(job: dict, on_epoch) -> dict:
         return result
     except SeedTimeout:
         return {**failure(SeedTimeout(f"stopped after exec.timeout_s = {job.get('timeout_s')} s"), t0),
-                "error": f"timeout: stopped after exec.timeout_s = {job.get('timeout_s')} s"}
+                "error": timeout_error(job.get("timeout_s"))}
     except MemoryError as exc:
         detail = f" ({type(exc).__name__}: {exc})" if str(exc) else ""  # a bare MemoryError has no text
         return {**failure(exc, t0), "error": f"memory limit: exec.max_rss_gb = {job.get('max_rss_gb')} exceeded{detail}"}

@@ -14,6 +14,8 @@ has them is used like any other.
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..table import PLANETOID_URL, Dataset, RawFile, Source, TaskSpec, add_dataset, add_task, planetoid_files
 
 _R = "netzbench.catalog.readers.pyg_datasets"
@@ -189,7 +191,9 @@ _CITESEER_SHA = {
     "graph": "d79a4ef9d3e7169aee8946145f6b7306e35bc79bffad26346cfb94e10e9912a7",
     "test.index": "2af990671580b6b2df5d158d1038f8292e30c9cd821b5453f399659b25b723d4",
 }
-# allx is not in the mirror; its git blob SHA-1 is known (3b86bccf...), its sha256 is not
+# allx is not in the mirror: its sha256 is unknown, its git blob SHA-1 in kimiyoung/planetoid's tree
+# (the manifest's) is checked instead, so a changed allx is refused before it is unpickled
+_PUBMED_ALLX_GIT_BLOB = "3b86bccf08111c37c632a9dd8ab63db25ea76361"
 _PUBMED_SHA = {
     "x": "fbe9cb5c47200d1b7769a26e579be3b7130b556831f9d850e77c4c74f2599b33",
     "tx": "4eb5f5d0f30f26497eb0ac6ac9719d09c67e284f1ed0385c93f3ef27a671da3d",
@@ -227,7 +231,9 @@ add_dataset(Dataset(
     license="MIT (kimiyoung/planetoid)",
     citation="Namata et al. 2012; Yang, Cohen, Salakhutdinov 2016 (Planetoid split)",
     processor="netzbench.catalog.loaders:planetoid",
-    sources=(Source("files", PLANETOID_URL, "planetoid", planetoid_files("pubmed", _PUBMED_SHA)),),
+    sources=(Source("files", PLANETOID_URL, "planetoid", tuple(
+        dataclasses.replace(f, git_blob=_PUBMED_ALLX_GIT_BLOB) if f.name == "ind.pubmed.allx" else f
+        for f in planetoid_files("pubmed", _PUBMED_SHA))),),
     mirror="pubmed",
 ))
 add_dataset(Dataset(

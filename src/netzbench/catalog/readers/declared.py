@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import pickle
 import re
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -35,9 +36,10 @@ import numpy as np
 
 from ...graphs.convert import single_graph_arrays, single_graph_counts
 from ..fetch import UnsafeArchive
-from ..loaders import planetoid_dropped
+from ..loaders import planetoid_copy, planetoid_dropped
 from .knowledge import read_openke, read_triples
 from .network_bundles import FILES, LABELLED, read_network
+from .safe_pickle import UnsafePickle
 from .text import Bundle, ReadError, data_files, one_file
 from .tu import read_tu
 
@@ -62,7 +64,8 @@ def _planetoid_x(p: Path) -> bool:
 
 
 def read_planetoid(path: str | Path, family: str = "node_cls") -> Bundle:
-    """Planetoid pickles ``ind.<name>.*`` (as PyG's ``Planetoid`` reads them, public split as masks)."""
+    """Planetoid pickles ``ind.<name>.*`` (as PyG's ``Planetoid`` reads them, public split as masks),
+    through the restricted unpickler: a pickle naming anything but numpy/scipy objects is refused."""
     from torch_geometric.io import read_planetoid_data
 
     x = one_file(Path(path), "planetoid", "ind.<name>.x (with the other Planetoid files)", _planetoid_x)
@@ -72,7 +75,12 @@ def read_planetoid(path: str | Path, family: str = "node_cls") -> Bundle:
     if missing:
         raise ReadError("planetoid", x.parent, f"the eight files ind.{name}.*", f"{', '.join(missing)} missing")
     try:
-        data = read_planetoid_data(str(x.parent), name)
+        with tempfile.TemporaryDirectory(prefix="netzbench-planetoid-") as tmp:
+            planetoid_copy(x.parent, name, tmp)
+            data = read_planetoid_data(tmp, name)
+    except UnsafePickle as exc:
+        raise ReadError("planetoid", exc.file, "a pickle of numpy arrays, scipy sparse matrices or a dict of lists",
+                        f"{exc.refused} (refused: unpickling it could run code)") from None
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
         raise ReadError("planetoid", x.parent, f"Planetoid pickles ind.{name}.*", f"{type(exc).__name__}: {exc}") from None
     arrays = single_graph_arrays(data)

@@ -22,7 +22,7 @@ import numpy as np
 from ...graphs.collection import collection_arrays
 from ...graphs.convert import as_numpy as _np
 from ...graphs.edges import count_undirected_pairs, symmetric_edges, undirected_pairs
-from .staging import import_ogb, stage
+from .staging import import_ogb, offline, stage
 from .text import count_dropped
 
 # --------------------------------------------------------- graph collections
@@ -164,9 +164,10 @@ def relational_arrays(num_nodes: int, num_relations: int, triples: dict) -> tupl
 def _peptides(raw_dir: Path, name: str, target: str) -> tuple[dict, dict]:
     from torch_geometric.datasets import LRGBDataset
 
+    cls = offline(LRGBDataset)  # raw .pt files loaded weights only (PyG retries a refused one unrestricted)
     tmp, root = stage(raw_dir, name, "raw")
     with tmp:
-        parts = [LRGBDataset(str(root), name, split=s) for s in ("train", "val", "test")]
+        parts = [cls(str(root), name, split=s) for s in ("train", "val", "test")]
         split = np.concatenate([np.full(len(p), k, dtype=np.int8) for k, p in enumerate(parts)])
         return datasets_collection(parts, target, split)
 

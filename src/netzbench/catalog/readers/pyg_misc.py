@@ -27,6 +27,7 @@ import numpy as np
 from ...graphs.convert import as_numpy as _np
 from ...graphs.edges import count_undirected_pairs
 from ...graphs.features import structural_features
+from . import safe_pickle
 from .staging import OGB_HINT, collection, find_dir, offline, pyg_graphs, unpack
 
 # ---------------------------------------------------------------- finance
@@ -178,29 +179,34 @@ ZINC_ATOM_TYPES = 28
 
 
 def zinc(raw_dir: Path, fmt: str = "zinc-pickle") -> tuple[dict, dict]:
-    """ZINC 12k subset (Dwivedi et al. 2020) via PyG's ``ZINC(subset=True)``.
+    """ZINC 12k subset (Dwivedi et al. 2020), read as PyG's ``ZINC(subset=True)`` reads it.
 
     Graphs: train (10,000), then val (1,000), then test (1,000), in the order
     of the canonical ``*.index`` files; ``split`` records which. Target:
     constrained solubility ``logP_SA_cycle_normalized``, float32 [G, 1].
     Node features: one-hot atom type (28 types; PyG gives the type id).
-    Bond types (edge attributes) are dropped.
+    Edges: the non-zero entries of the bond-type matrix, row by row, as PyG
+    takes them; bond types (edge attributes) are dropped. The pickles are
+    read by the restricted unpickler (:mod:`.safe_pickle`: tensors only), not
+    by PyG's class, which would ``pickle.load`` them and so run any code they name.
     """
-    from torch_geometric.datasets import ZINC
+    import torch
 
-    with tempfile.TemporaryDirectory(prefix="netzbench-pyg-") as tmp:
-        shutil.copytree(raw_dir, Path(tmp) / "raw")
-        cls = offline(ZINC)
-        xs, eis, ys, split = [], [], [], []
-        for split_id, name in enumerate(("train", "val", "test")):
-            for g in pyg_graphs(cls(tmp, subset=True, split=name)):
-                atom = _np(g.x).reshape(-1).astype(np.int64)
-                x = np.zeros((len(atom), ZINC_ATOM_TYPES), dtype=np.float32)
-                x[np.arange(len(atom)), atom] = 1.0
-                xs.append(x)
-                eis.append(_np(g.edge_index))
-                ys.append(_np(g.y).reshape(-1)[:1])
-                split.append(split_id)
+    raw_dir = Path(raw_dir)
+    xs, eis, ys, split = [], [], [], []
+    for split_id, name in enumerate(("train", "val", "test")):
+        mols = safe_pickle.load(raw_dir / f"{name}.pickle", "tensors")
+        # as PyG: the comma-separated molecule numbers, the file's last character (a newline) cut
+        text = (raw_dir / f"{name}.index").read_text()
+        for idx in (int(i) for i in text[:-1].split(",")):
+            mol = mols[idx]
+            atom = _np(mol["atom_type"].to(torch.long)).reshape(-1)
+            x = np.zeros((len(atom), ZINC_ATOM_TYPES), dtype=np.float32)
+            x[np.arange(len(atom)), atom] = 1.0
+            xs.append(x)
+            eis.append(_np(mol["bond_type"].nonzero(as_tuple=False).t().contiguous()))
+            ys.append(_np(mol["logP_SA_cycle_normalized"].to(torch.float)).reshape(-1)[:1])
+            split.append(split_id)
     return collection(xs, eis, ys, split, regression=True)
 
 

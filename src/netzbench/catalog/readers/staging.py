@@ -2,8 +2,8 @@
 
 Raw files are staged into a temporary, writable root laid out the way the
 PyG class expects, archives are unpacked with path and size checks, and the
-class is wrapped so that it raises instead of downloading: netzbench fetches
-raw files itself, checksummed.
+class is wrapped so that it raises instead of downloading (netzbench fetches
+raw files itself, checksummed) and loads raw ``.pt`` files weights only.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ...graphs.collection import collection_arrays, stack_graphs
 from ..fetch import safe_extract
+from .safe_pickle import weights_only_loads
 
 OGB_HINT = "pip install 'netzbench[ogb]'"
 
@@ -40,7 +41,8 @@ def import_ogb(module: str):
 
 
 def offline(cls):
-    """``cls`` with ``download`` replaced by an error: netzbench never lets PyG download."""
+    """``cls`` with ``download`` replaced by an error (netzbench never lets PyG download) and its
+    ``process`` loading raw ``.pt`` files weights only (:func:`~.safe_pickle.weights_only_loads`)."""
 
     class Offline(cls):  # type: ignore[misc, valid-type]
         def download(self) -> None:
@@ -48,6 +50,10 @@ def offline(cls):
                 f"{cls.__name__}: raw files missing under {self.raw_dir}; netzbench fetches raw files "
                 "itself and never lets PyG download (is the raw folder complete?)"
             )
+
+        def process(self) -> None:
+            with weights_only_loads(f"{cls.__name__} raw file {' / '.join(Path(p).name for p in self.raw_paths)}"):
+                super().process()
 
     Offline.__name__ = Offline.__qualname__ = cls.__name__
     return Offline

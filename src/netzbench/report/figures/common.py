@@ -13,7 +13,7 @@
 * Figures are :class:`~matplotlib.figure.Figure` objects on an Agg canvas
   (:func:`new_figure`), never pyplot's global registry.
 * Output: :func:`save_figure` writes PNG / SVG (and PDF) byte-identically for
-  identical inputs.
+  identical inputs, each through a temporary file renamed into place.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.textpath import TextPath
+
+from ...records import StagedFiles
 
 #: Okabe & Ito (2008) colour-blind-safe palette, in assignment order.
 OKABE_ITO: list[str] = [
@@ -207,6 +209,8 @@ def save_figure(
     path: str | pathlib.Path,
     formats: Iterable[str] = ("png", "svg"),
     dpi: int = 200,
+    *,
+    staging: StagedFiles | None = None,
 ) -> list[pathlib.Path]:
     """Write ``fig`` once per format, deterministically; return the paths written.
 
@@ -218,11 +222,17 @@ def save_figure(
     Determinism: PNG is written without the ``Software`` tag, SVG without a
     ``Date`` and with a fixed ``svg.hashsalt`` (stable element ids), PDF without
     creation date / producer, so identical inputs give byte-identical files.
+
+    Each file is rendered into a temporary beside it; without ``staging`` they are renamed into
+    place together once every format is written (a failure leaves the old files), with it they
+    wait for ``staging``'s commit (the report stage publishes all its outputs at once).
     """
+    if staging is None:
+        with StagedFiles() as own:
+            return save_figure(fig, path, formats, dpi, staging=own)
     p = pathlib.Path(path)
     if p.suffix.lower() in _KNOWN_SUFFIXES:
         p = p.with_suffix("")
-    p.parent.mkdir(parents=True, exist_ok=True)
     written: list[pathlib.Path] = []
     for fmt in formats:
         fmt = str(fmt).lower().lstrip(".")
@@ -235,9 +245,9 @@ def save_figure(
         else:
             metadata = None
         out = p.parent / f"{p.name}.{fmt}"
-        with mpl.rc_context({"svg.hashsalt": "netzbench", "svg.fonttype": "path"}):
+        with mpl.rc_context({"svg.hashsalt": "netzbench", "svg.fonttype": "path"}), staging.open(out, "wb") as fh:
             fig.savefig(
-                out,
+                fh,
                 format=fmt,
                 dpi=dpi,
                 metadata=metadata,
