@@ -30,10 +30,11 @@ def test_presets_and_overrides():
     assert P.differences(one) == {"link_negatives": "fresh"}
     assert P.for_task(paper, "node_cls") == {}
     assert set(P.for_task(paper, "graph_cls")) == {"graph_split"}
-    assert set(P.for_task(paper, "link_pred")) == {"link_split", "link_negatives", "structural_features"}
+    assert set(P.for_task(paper, "link_pred")) == {"link_split", "link_negatives", "link_eval_negatives",
+                                                   "link_metric", "structural_features"}
     assert set(P.for_task(paper, "link_pred", relational=True)) == {
-        "structural_features", "relational_message_passing", "relational_negatives", "relational_eval",
-        "relation_init"}
+        "structural_features", "relational_message_passing", "relational_negatives", "relational_eval_negatives",
+        "relational_eval_side", "relation_init", "link_metric"}
 
 
 @pytest.mark.parametrize("bad, message", [

@@ -44,11 +44,12 @@ def test_switches_per_task(tmp_path):
     meta = fetch_task("karate", params, tmp_path, echo=lambda m: None)
     assert task_switches("karate", meta) == []
     featureless = {"family": "link_pred", "split": "random_edge_80_10_10", "counts": {"num_nodes": 5}}
-    assert task_switches("euroroad", featureless) == ["link_split", "link_negatives", "structural_features"]
+    assert task_switches("euroroad", featureless) == ["link_split", "link_negatives", "link_eval_negatives",
+                                                      "link_metric", "structural_features"]
     relational = {"family": "link_pred", "split": "relational_canonical", "counts": {}}
     assert set(task_switches("fb15k_237", relational)) == {
-        "structural_features", "relational_message_passing", "relational_negatives", "relational_eval",
-        "relation_init"}
+        "structural_features", "relational_message_passing", "relational_negatives", "relational_eval_negatives",
+        "relational_eval_side", "relation_init", "link_metric"}
     assert list(variants(["link_split"])) == ["paper", "strict", "link_split=10_10"]
 
 

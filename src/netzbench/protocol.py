@@ -28,7 +28,8 @@ class Switch:
     paper: str
     strict: str
     choices: dict[str, str]  # value -> what it does
-    family: str  # what it acts on: graph, graph_reg, link_pred, features, relational, synthetic (see APPLIES)
+    family: str  # what it acts on: graph, graph_reg, link_pred, link_any (both link kinds), features, relational,
+    #              synthetic (see APPLIES)
 
     def describe(self, value: str) -> str:
         return self.choices[value]
@@ -49,6 +50,18 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("link_negatives", "fixed", "fresh", {
         "fixed": "one set of training negatives per seed, sampled with the split (the reference's RandomLinkSplit)",
         "fresh": "new training negatives every epoch"}, "link_pred"),
+    Switch("link_eval_negatives", "uniform", "hard", {
+        "uniform": "validation/test negatives drawn uniformly among the non-edges (the reference's RandomLinkSplit): "
+                   "one per positive for AUC/AP, and each positive ranked against its own uniform candidates",
+        "degree": "degree-corrected negatives (Aiyappa et al. 2025): both endpoints drawn in proportion to their "
+                  "degree, so negatives have the positives' degree distribution",
+        "hard": "HeaRT-style hard negatives (Li et al. 2023): per positive, candidates corrupting either endpoint "
+                "ranked by structural heuristics of the training graph, the hardest kept; fixed per seed and "
+                "shared by every model"}, "link_pred"),
+    Switch("link_metric", "auc", "mrr", {
+        "auc": "a link task's headline is test ROC-AUC of positives against the negatives (the paper)",
+        "mrr": "a link task's headline is test MRR, each positive ranked among its own negatives (ties counted "
+               "half); knowledge graphs: filtered, over head and tail corruptions"}, "link_any"),
     Switch("structural_features", "reference", "train_degree", {
         "reference": "as the reference's loaders: a Netzschleuder network gets one-hot node identities up to 8,192 "
                      "nodes, else [log1p(deg)/log n, its square, 1] with degrees over all edges, held-out ones "
@@ -61,10 +74,13 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("relational_negatives", "tail_filtered", "head_or_tail", {
         "tail_filtered": "fresh tail corruptions every epoch, redrawn when they hit a training triple",
         "head_or_tail": "fresh corruptions of the head or the tail (equal odds) every epoch"}, "relational"),
-    Switch("relational_eval", "resampled", "fixed", {
-        "resampled": "validation/test AUC against one random tail corruption per triple, drawn anew at every "
-                     "evaluation",
-        "fixed": "validation/test AUC against one corruption per triple fixed per seed"}, "relational"),
+    Switch("relational_eval_negatives", "resampled", "fixed", {
+        "resampled": "validation/test AUC against one random corruption per triple, drawn anew at every evaluation "
+                     "(unfiltered)",
+        "fixed": "validation/test AUC against one corruption per triple, fixed per seed"}, "relational"),
+    Switch("relational_eval_side", "tail", "head_or_tail", {
+        "tail": "the AUC corruption replaces the tail (the reference)",
+        "head_or_tail": "the AUC corruption replaces the head or the tail, with equal odds"}, "relational"),
     Switch("relation_init", "normal", "xavier", {
         "normal": "DistMult relation vectors initialised N(0, 1) (an embedding table's default)",
         "xavier": "DistMult relation vectors initialised Xavier-uniform"}, "relational"),
@@ -80,7 +96,7 @@ PROTOCOLS = ("paper", "strict")
 
 #: which switches can move a task of each kind (synthetic_graphs acts at fetch, on the data)
 APPLIES = {"node_cls": (), "graph_cls": ("graph",), "graph_reg": ("graph", "graph_reg"),
-           "link_pred": ("link_pred", "features"), "relational": ("relational", "features")}
+           "link_pred": ("link_pred", "link_any", "features"), "relational": ("relational", "link_any", "features")}
 
 
 def resolve(protocol: str, overrides: dict | None = None) -> dict[str, str]:

@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..families import HEADLINE
+from ..families import headline
 from ..graphs.layout import data_hash, read_meta, seed_data_hash
 from ..identity import code_version, seed_key, task_spec
 from ..models.registry import builtin_baseline, builtin_families, resolve_model
@@ -154,9 +154,9 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
     seeds = list(params["seeds"])
     epochs, epochs_source = resolve_epochs(params, task_id, meta, task_dir)
     hp = resolve_hparams(params, family, epochs)
-    metric, direction = HEADLINE[family]
     switches = for_task(resolve(params["protocol"], params["protocol_overrides"]), family,
                         relational=meta.get("split") == "relational_canonical")
+    metric, direction = headline(family, switches)
     if role == "roster" and model_args is None:
         model_args = params["train"]["model_config"].get(model)  # overrides of the reference configuration
     model_args = dict(model_args or {})

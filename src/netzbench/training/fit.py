@@ -60,6 +60,11 @@ class FitResult:
     epochs: list[int]
     num_params: int
     baseline: dict[str, float] = field(default_factory=dict)  # what a constant predictor scores on the test set
+    #: the split's design, for the report's paired tests: ``{"redrawn": bool (a new split per seed),
+    #: "n_train": int, "n_test": int}`` (units: nodes, graphs, edges or triples); None where not recorded
+    split: dict | None = None
+    #: where held-out positives reached training (:mod:`.leakage`): channel names, empty when nowhere
+    leakage: list[str] = field(default_factory=list)
 
 
 def fit(model: torch.nn.Module, hp: Hyper, step: Callable[[object], torch.Tensor],
@@ -150,6 +155,15 @@ def maybe_adjacency(model: torch.nn.Module, edge_index: torch.Tensor, num_nodes:
     from torch_geometric.utils import to_torch_csr_tensor
 
     return to_torch_csr_tensor(edge_index.flip(0), size=(num_nodes, num_nodes))
+
+
+def distinct_values(values: torch.Tensor) -> float:
+    """How many distinct predictions (rows; single values for a score vector) ``values`` holds: a model
+    whose scores take a handful of values ranks by ties, whatever its metric says. NaN for none."""
+    if values.numel() == 0:
+        return float("nan")
+    flat = values.detach().reshape(values.shape[0], -1)
+    return float(torch.unique(flat, dim=0).shape[0])
 
 
 def is_constant(values: torch.Tensor) -> float:

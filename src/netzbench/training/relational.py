@@ -120,7 +120,7 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on
     ei = torch.as_tensor(arrays["train_edge_index"], dtype=torch.long).to(device)
     model = build(x.shape[1], hp.hidden_channels, hp.hidden_channels)
     held_out = held_out_sets(trip, n, num_rel, seed)
-    resampled = protocol.get("relational_eval") == "resampled"
+    resampled = protocol.get("relational_eval_negatives") == "resampled"
     eval_rng = split_rng(seed, "relational_eval_resampled")
     if getattr(model, "heuristic", False):  # never trained: scored once on the undirected training graph
         sets = {name: (pos[[0, 2]], (_fresh_tails(pos, n, eval_rng) if resampled else neg)[[0, 2]], cands)

@@ -76,6 +76,8 @@ def fit_seed(spec, family: str, split: str, arrays: dict, seed: int, hp: dict, d
         "hidden_channels": widths[-1] if widths else None,
         "peak_rss_mb": _peak_rss_mb(),
         "baseline": fit.baseline,
+        "split": fit.split,
+        "leakage": list(fit.leakage),
     }
 
 
