@@ -188,6 +188,20 @@ def test_mirror_counts_and_determinism(task, mirror, tmp_path, monkeypatch):
 
 
 @pytest.mark.mirror
+def test_board_directors_from_the_original_files(mirror, tmp_path, monkeypatch):
+    """The mirror has the original edge list (every edge listed both ways), not Netzschleuder's csv.zip:
+    the second source is used, and the graph has Netzschleuder's counts (MANIFEST.md)."""
+    meta, arrays, npz = _fetch("board_directors", tmp_path, monkeypatch, "a")
+    assert meta["counts"] == {"num_edge_records": 7710, "num_nodes": 1421, "num_edges": 3855}
+    assert meta["dropped"]["self_loops"] == 0
+    assert set(meta["raw_sha256"]) == {"net1m_2011-08-01.txt"}
+    assert meta["raw_sha256"]["net1m_2011-08-01.txt"] == DATASETS["board_directors"].sources[1].files[0].sha256
+    _check_layout(arrays, meta["counts"])
+    _, _, npz2 = _fetch("board_directors", tmp_path, monkeypatch, "b")
+    assert npz.read_bytes() == npz2.read_bytes()
+
+
+@pytest.mark.mirror
 def test_mirror_alternative_gml_exports_agree(mirror):
     # Newman's power.gml and Netzschleuder's GML export: the same graph, same numbering
     a, _ = N.simple_bundle(F.read_gml(mirror / "power_grid/power.gml"), False)

@@ -115,9 +115,9 @@ def pubmed_mirror(tmp_path, mirror, monkeypatch) -> Path:
 
 
 def test_an_evil_pubmed_allx_fails_its_checksum_and_runs_nothing(pubmed_mirror, tmp_path):
-    with pytest.raises(fetch.ChecksumMismatch, match=r"ind\.pubmed\.allx .*expected git blob SHA-1 3b86bccf") as exc:
+    with pytest.raises(fetch.ChecksumMismatch, match=r"ind\.pubmed\.allx .*expected sha256 508e538e") as exc:
         fetch_task("pubmed", make_params(data={"on_missing": "fail"}), tmp_path / "data", echo=lambda m: None)
-    assert exc.value.actual == fetch.git_blob_sha1(pubmed_mirror / "pubmed" / "raw" / "ind.pubmed.allx")
+    assert exc.value.actual == fetch.sha256_file(pubmed_mirror / "pubmed" / "raw" / "ind.pubmed.allx")
     assert not (tmp_path / "marker").exists() and not (tmp_path / "data" / "pubmed").exists()
 
 
@@ -125,7 +125,8 @@ def test_without_its_checksum_the_evil_allx_meets_the_restricted_unpickler(pubme
     ds = DATASETS["pubmed"]
     src = ds.sources[0]
     monkeypatch.setitem(DATASETS, "pubmed", dataclasses.replace(ds, sources=(dataclasses.replace(
-        src, files=tuple(dataclasses.replace(f, git_blob=None) for f in src.files)),)))
+        src, files=tuple(dataclasses.replace(f, git_blob=None, sha256=None) if f.name == "ind.pubmed.allx" else f
+                         for f in src.files)),)))
     with pytest.raises(UnsafePickle, match=r"ind\.pubmed\.allx: refused to unpickle the global __builtin__\.exec"):
         fetch_task("pubmed", make_params(data={"on_missing": "fail"}), tmp_path / "data", echo=lambda m: None)
     assert not (tmp_path / "marker").exists()
@@ -133,7 +134,8 @@ def test_without_its_checksum_the_evil_allx_meets_the_restricted_unpickler(pubme
 
 def test_every_unpickled_catalogue_file_has_a_checksum_from_the_canonical_files(mirror):
     """Planetoid pickles carry a sha256 -- the mirror's bytes, whose git blob is the manifest's
-    (kimiyoung/planetoid's tree) -- or, for PubMed's allx (not in the mirror), that git blob."""
+    (kimiyoung/planetoid's tree); PubMed's allx (not in the mirror) the sha256 of MANIFEST.md's Git LFS
+    pointer and the manifest's git blob."""
     manifest = json.loads((mirror / "manifest.json").read_text())
     blobs = {(d["id"], f["file"]): f["git_blob_sha1"] for d in manifest["datasets"] for f in d["files"]}
     checked = 0
@@ -142,9 +144,9 @@ def test_every_unpickled_catalogue_file_has_a_checksum_from_the_canonical_files(
             if source.format != "planetoid":
                 continue
             for rf_ in source.files:
-                assert rf_.sha256 or rf_.git_blob, (ds.id, rf_.name)
+                assert rf_.sha256, (ds.id, rf_.name)
                 path = mirror / (ds.mirror or ds.id) / rf_.mirror_path
-                if rf_.sha256:
+                if not rf_.git_blob:
                     assert fetch.sha256_file(path) == rf_.sha256, (ds.id, rf_.name)
                     assert fetch.git_blob_sha1(path) == blobs[(ds.id, rf_.mirror_path)], (ds.id, rf_.name)
                     checked += 1
@@ -152,6 +154,7 @@ def test_every_unpickled_catalogue_file_has_a_checksum_from_the_canonical_files(
                     assert not path.exists()
                     pubmed = next(d for d in manifest["datasets"] if d["id"] == ds.id)
                     assert re.search(rf"MISSING {rf_.name}: expected git blob SHA-1 {rf_.git_blob}", pubmed["identical"])
+                    assert f"`{rf_.sha256}`" in (mirror / "MANIFEST.md").read_text()  # the LFS pointer's sha256
     assert checked == 8 + 8 + 7
 
 

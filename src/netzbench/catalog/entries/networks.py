@@ -74,6 +74,7 @@ _NEWMAN_COPY = ("alfonsomelendez/2022-1", "9e33b8f4594f8e97843d773593d1399dd2fe9
 _DOMIRANK = ("klimkomx/DominatingDomirank", "c95b6b360ed6034e9eb9647068017c513a71acc9")
 _FACE2FACE = ("gesiscss/face2face", "23ca5dfcf28f349fa45ff7faef6fa09c9cb0d259")
 _COMPNET = ("CompNet/MultiplexCentrality", "9069d5eee92f64accfb63b87bf2e1ccb962abd37")
+_ALAAMEE = ("stivalaa/ALAAMEE", "0beaa65bae85a578f162fd5640c6313ff41170c3")
 
 # =================================================================================== biology
 
@@ -316,10 +317,17 @@ _add(
     "board_directors", "Norwegian boards of directors", "finance",
     "Directors of Norwegian public limited companies (one-mode projection, snapshot of 1 Aug 2011): nodes "
     "are directors, an edge means the two sat on the board of the same company.",
-    "not stated by the source; cite Seierstad & Opsahl 2011",
+    "CC BY-NC 3.0 (the boardsandgender.com data page); cite Seierstad & Opsahl 2011",
     "C. Seierstad & T. Opsahl, For the few not the many? The effects of affirmative action on presence, "
     f"prominence, and social capital of women directors in Norway, Scand. J. Manag. 27, 44 (2011); {_NETZ_CITE}",
-    (_netz("board_directors", "net1m_2011-08-01"),),  # UNVERIFIED sub-network name
+    (
+        _netz("board_directors", "net1m_2011-08-01"),
+        # the original boardsandgender.com edge list of 1 Aug 2011 (site offline), as saved in stivalaa/ALAAMEE:
+        # `personID personID`, every edge in both directions; 1,421 directors, 3,855 edges, as Netzschleuder's
+        _github(*_ALAAMEE, "examples/simple/bipartite/Seierstad_director_interlocks/data/net1m_2011-08-01.txt",
+                "edgelist", "net1m_2011-08-01.txt", "net1m_2011-08-01.txt",
+                "baf947cd95c3131ae9d7f4fef884a9d4d49301dc38356004ee3f22017e56585a"),
+    ),
     40, "Headline finance task: link prediction on the Norwegian director network (held-out co-memberships).",
 )
 _add(

@@ -191,14 +191,17 @@ _CITESEER_SHA = {
     "graph": "d79a4ef9d3e7169aee8946145f6b7306e35bc79bffad26346cfb94e10e9912a7",
     "test.index": "2af990671580b6b2df5d158d1038f8292e30c9cd821b5453f399659b25b723d4",
 }
-# allx is not in the mirror: its sha256 is unknown, its git blob SHA-1 in kimiyoung/planetoid's tree
-# (the manifest's) is checked instead, so a changed allx is refused before it is unpickled
+# allx is not in the mirror. Its sha256 comes from a Git LFS pointer (D61-IA/FisherGCN @ 140cb297, whose
+# pointers for the other seven files match the mirror's bytes); its git blob SHA-1 in kimiyoung/planetoid's
+# tree (the manifest's) is checked too, so a changed allx is refused before it is unpickled
+_PUBMED_ALLX_SHA = "508e538e2abdccdd54c4d3e9f49d638b4af7107d85845f66ddea5a5152658b7e"
 _PUBMED_ALLX_GIT_BLOB = "3b86bccf08111c37c632a9dd8ab63db25ea76361"
 _PUBMED_SHA = {
     "x": "fbe9cb5c47200d1b7769a26e579be3b7130b556831f9d850e77c4c74f2599b33",
     "tx": "4eb5f5d0f30f26497eb0ac6ac9719d09c67e284f1ed0385c93f3ef27a671da3d",
     "y": "e6c807633307a07ed659249006536a147c7999c797f11a2560752990181b41b3",
     "ty": "ee2e0d4819d9fbcc403689c3bf2e49face401b605932f093bc58ab6461130fdd",
+    "allx": _PUBMED_ALLX_SHA,
     "ally": "0c37bbe3b5014ec365e9d393cf4791925e5ed94fb194305d74f064a8d7b50f0e",
     "graph": "5b89f0036ca22909471f1e6558eb42fa06e0c730a577bde5b058b40638f81dc9",
     "test.index": "b101d421688bbaecbd82e8a18f1e282378d6830f3a37666f28ebc47f844341b5",
