@@ -149,3 +149,26 @@ def test_graph_training_steps_once_per_mini_batch_and_records_baselines():
     assert len(steps) == 2 * -(-n_train // BATCH_SIZE["graph_cls"])
     assert res["history"]["val_acc"] == res["history"]["test_acc"]  # 80/20: one holdout, reported as both
     assert 0.5 <= res["baseline"]["test_majority_acc"] <= 1 and res["history"]["test_constant"][-1] in (0.0, 1.0)
+
+
+def test_a_headline_only_switch_stays_out_of_the_seed_key(tmp_path, monkeypatch):
+    """link_metric picks the headline series and nothing else: both values share one trained seed
+    (one cache key, one history), while the records' headline differs."""
+    from helpers import make_params
+
+    from netzbench.catalog.data import fetch_task
+    from netzbench.run.plan import plan_cell
+
+    assert P.trained(P.resolve("strict")) == {k: v for k, v in P.resolve("strict").items() if k != "link_metric"}
+    monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path / "cache"))
+    plans = {}
+    for metric in ("auc", "mrr"):
+        params = make_params(protocol="paper", protocol_overrides={"link_metric": metric})
+        fetch_task("random_tsp", params, tmp_path / "data", echo=lambda m: None)
+        plans[metric] = plan_cell("random_tsp", "GCN", params, data_root=tmp_path / "data", echo=lambda m: None)
+    assert plans["auc"].keys == plans["mrr"].keys
+    assert plans["auc"].record["headline_metric"] == "test_auc"
+    assert plans["mrr"].record["headline_metric"] == "test_mrr"
+    assert plans["auc"].record["config_hash"] != plans["mrr"].record["config_hash"]
+    assert all("link_metric" not in job["spec"]["protocol"] for job in plans["mrr"].jobs)
+    assert plans["mrr"].record["protocol"]["switches"]["link_metric"] == "mrr"

@@ -30,6 +30,9 @@ class Switch:
     choices: dict[str, str]  # value -> what it does
     family: str  # what it acts on: graph, graph_reg, link_pred, link_any (both link kinds), features, relational,
     #              synthetic (see APPLIES)
+    #: False for a switch that only chooses which recorded series is the headline: it never reaches
+    #: training, so it stays out of the per-seed key (both values share one trained seed)
+    training: bool = True
 
     def describe(self, value: str) -> str:
         return self.choices[value]
@@ -61,7 +64,7 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("link_metric", "auc", "mrr", {
         "auc": "a link task's headline is test ROC-AUC of positives against the negatives (the paper)",
         "mrr": "a link task's headline is test MRR, each positive ranked among its own negatives (ties counted "
-               "half); knowledge graphs: filtered, over head and tail corruptions"}, "link_any"),
+               "half); knowledge graphs: filtered, over head and tail corruptions"}, "link_any", training=False),
     Switch("structural_features", "reference", "train_degree", {
         "reference": "as the reference's loaders: a Netzschleuder network gets one-hot node identities up to 8,192 "
                      "nodes, else [log1p(deg)/log n, its square, 1] with degrees over all edges, held-out ones "
@@ -111,6 +114,11 @@ def for_task(values: dict[str, str], family: str, relational: bool = False) -> d
     enters its cache keys, so a protocol change retrains only the tasks it can move)."""
     kinds = APPLIES["relational" if relational else family]
     return {s.name: values[s.name] for s in SWITCHES if s.family in kinds}
+
+
+def trained(values: dict[str, str]) -> dict[str, str]:
+    """The switches of ``values`` that reach training (what a seed's key and its trainer get)."""
+    return {name: v for name, v in values.items() if BY_NAME[name].training}
 
 
 def differences(values: dict[str, str]) -> dict[str, str]:

@@ -21,7 +21,7 @@ from ..families import headline
 from ..graphs.layout import data_hash, read_meta, seed_data_hash
 from ..identity import code_version, seed_key, task_spec
 from ..models.registry import builtin_baseline, builtin_families, resolve_model
-from ..protocol import for_task, resolve
+from ..protocol import for_task, resolve, trained
 from ..records import SCHEMA_VERSION, cell_status, check_finite, software_versions
 from ..training.search import candidates as search_candidates
 from ..training.search import select as select_candidate
@@ -230,7 +230,7 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
         for c, hp_c in enumerate(hps):
             # what the job computes: exactly what the key hashes, besides data and code
             spec = {"task": task_id, "task_spec": spec_of_task, "model": model, "model_args": model_args,
-                    "hp": hp_c, "protocol": switches, "seed": s}
+                    "hp": hp_c, "protocol": trained(switches), "seed": s}
             extra = {"device": device} if device != "cpu" else {}
             if record["arithmetic"] != "native":  # native keys stay as they were before the mode existed
                 extra["arithmetic"] = record["arithmetic"]
