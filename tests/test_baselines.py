@@ -84,7 +84,7 @@ def test_heuristics_score_from_the_training_edges_only():
     g = nx.gnp_random_graph(60, 0.12, seed=1)
     arrays = {"edge_index": np.array(list(g.edges())).T, "num_nodes": np.array([60])}
     Spy.seen = []
-    fit = train_link_pred(lambda i, h, o: Spy(), arrays, 0, HP)
+    fit = train_link_pred(lambda i, h, o: Spy(), arrays, 0, HP, protocol={"link_eval_negatives": "uniform"})
     split = random_edge_split(60, arrays["edge_index"], 0)
     train = {tuple(p) for p in split.train_pos.T.tolist()}
     held_out = {tuple(p) for p in np.concatenate([split.val_pos, split.test_pos], axis=1).T.tolist()}
@@ -100,7 +100,8 @@ def test_heuristics_score_from_the_training_edges_only():
     leaked = np.array([len(list(nx.common_neighbors(g, u, v))) for u, v in pairs], dtype=float)
     assert _auc(leaked, labels) != pytest.approx(_auc(cn, labels))  # the test can tell a leak
     assert fit.epochs == [1] and fit.num_params == 0 and "train_loss" not in fit.history
-    assert set(fit.history) == {"val_auc", "val_ap", "test_auc", "test_ap", "test_constant"}
+    ranks = {f"{s}_{m}" for s in ("val", "test") for m in ("mrr", "hits1", "hits3", "hits10")}
+    assert set(fit.history) == {"val_auc", "val_ap", "test_auc", "test_ap", "test_constant", "test_distinct"} | ranks
 
 
 def _auc(scores, labels):
@@ -120,11 +121,11 @@ def _relational_arrays(n=50, seed=0):
 def test_relational_heuristic_uses_training_triples_and_ranks_like_the_trainer():
     arrays = _relational_arrays()
     Spy.seen = []
-    fit = train_relational(lambda i, h, o: Spy(), arrays, 0, HP)
+    fit = train_relational(lambda i, h, o: Spy(), arrays, 0, HP, protocol={"relational_held_out_overlap": "keep"})
     train = {(min(a, b), max(a, b)) for a, b in arrays["train_edge_index"].T.tolist() if a != b}
     assert all(_edges_of(a) == train for a in Spy.seen)  # relations and directions ignored, held-out unseen
     keys = {f"{s}_{m}" for s in ("val", "test") for m in ("auc", "ap", "mrr", "hits1", "hits3", "hits10")}
-    assert set(fit.history) == keys | {"test_constant"} and fit.epochs == [1]
+    assert set(fit.history) == keys | {"test_constant", "test_distinct"} and fit.epochs == [1]
     assert all(0.0 <= fit.history[k][0] <= 1.0 for k in keys)
 
 

@@ -15,6 +15,7 @@ from torch_geometric.datasets import KarateClub
 from netzbench import run_benchmark, task_from_dataset
 from netzbench.training import metrics as M
 from netzbench.training.fit import Diverged, OutputShapeError, check_output, features
+from netzbench.training.link_eval import RANKING_CANDIDATES
 
 
 @pytest.mark.parametrize("call", [
@@ -174,7 +175,8 @@ class ConstantEmbedding(torch.nn.Module):
 
 def test_a_constant_link_scorer_records_chance_level_ap_and_auc(tmp_path):
     """Positives are listed before negatives in the held-out sets; counting tied positives as hits would
-    record AP 1.0. Tie-aware, it is the positive rate (1/2: one negative per positive)."""
+    record AP 1.0. Tie-aware, it is the positive rate: 1/(K + 1) under the strict protocol's hard
+    negatives (each positive's K candidates pooled; 1/2 with the paper's one negative per positive)."""
     task = task_from_dataset("karate_link", "link_pred", KarateClub()[0], epochs=2)
     rep = run_benchmark(models={"Const": ConstantEmbedding}, tasks=[task], seeds=[0], data_root=tmp_path,
                         progress=False)
@@ -183,5 +185,5 @@ def test_a_constant_link_scorer_records_chance_level_ap_and_auc(tmp_path):
     history = rep.histories["karate_link"]["Const"][0]
     for name in ("val", "test"):
         assert history[f"{name}_auc"][-1] == 0.5
-        assert history[f"{name}_ap"][-1] == pytest.approx(0.5)
+        assert history[f"{name}_ap"][-1] == pytest.approx(1 / (RANKING_CANDIDATES + 1))
     assert history["test_constant"][-1] == 1.0

@@ -71,7 +71,9 @@ def test_custom_tasks_fetch_and_train_like_any_other(project):
     assert rec["status"] == "ok" and rec["family"] == "node_cls"
     assert rec["seeds"]["0"]["history"]["test_acc"][-1] > 0.5
     rec = json.loads((project / "metrics/runs/my_random/GCN.json").read_text())
-    assert rec["status"] == "ok" and rec["headline_metric"] == "test_auc"
+    # the default protocol is strict: a link task's headline is MRR against hard negatives, AUC recorded beside it
+    assert rec["status"] == "ok" and rec["headline_metric"] == "test_mrr"
+    assert 0 < rec["seeds"]["0"]["history"]["test_mrr"][-1] <= 1 and "test_auc" in rec["seeds"]["0"]["history"]
     assert rec["seeds"]["0"]["history"] != rec["seeds"]["1"]["history"]
     listed = json.loads(r.invoke(main, ["tasks", "--json"]).output)
     ring = next(t for t in listed if t["id"] == "my_ring")

@@ -146,7 +146,7 @@ def test_stage_writes_every_file_with_sane_content(workdir):
 
     md = (workdir / "reports/REPORT.md").read_text()
     for section in ("# netzbench report", "## 1. Protocol", "## 2. Results per task", "## 3. Significant",
-                    "## 4. Node classification", "## 5. Across tasks", "## 6. Is the evidence sufficient",
+                    "## 4. Paired t and Wilcoxon side by side", "### Node classification", "## 5. Across tasks", "## 6. Is the evidence sufficient",
                     "## 7. Equivalence", "## 8. Candidate", "## 9. Missing cells", "## 10. Compute cost",
                     "## 11. Comparison with the paper's Table 3", "remain by construction",
                     "## 12. Paper vs strict", "No protocol study in this run", "constant predictor",

@@ -19,15 +19,20 @@ def test_study_trains_each_variant_once_and_writes_the_strict_report(tmp_path, m
     said = []
     study = run_study(params, echo=said.append, progress=False)
     tsp = study["tasks"]["random_tsp"]
-    assert tsp["switches"] == ["link_split", "link_negatives", "synthetic_graphs"]  # random_tsp has coordinates
+    assert tsp["switches"] == ["link_split", "link_negatives", "link_eval_negatives", "link_metric",
+                               "synthetic_graphs"]  # random_tsp has coordinates
     assert set(tsp["variants"]) == {"paper", "strict", "link_split=10_10", "link_negatives=fresh",
-                                    "synthetic_graphs=netzbench"}
+                                    "link_eval_negatives=hard", "link_metric=mrr", "synthetic_graphs=netzbench"}
+    # link_metric only picks the headline: the paper protocol's trained seeds, read as MRR
+    assert tsp["headlines"]["link_metric=mrr"]["metric"] == "test_mrr"
+    assert tsp["variants"]["link_metric=mrr"]["GCN"] != tsp["variants"]["paper"]["GCN"]
     assert set(tsp["variants"]["paper"]) == {"GCN"}  # GIN cannot serve link prediction: no cell
     assert tsp["variants"]["paper"]["GCN"] != tsp["variants"]["strict"]["GCN"]
     karate = study["tasks"]["karate"]
     assert karate["switches"] == [] and karate["variants"]["paper"] == karate["variants"]["strict"]
-    # karate's strict cell is the paper one (same keys): trained once, 5 tsp variants + 1 karate cell
-    assert "14 seed run(s) not cached" in said[0] and any("12 run(s) to train" in m for m in said)
+    # karate's strict cell is the paper one (same keys), and link_metric=mrr reads the paper seeds of tsp:
+    # 9 cells listed, each seed key trained once (6 tsp variants + karate's two models)
+    assert "18 seed run(s) not cached" in said[0] and any("14 run(s) to train" in m for m in said)
     on_disk = json.loads((tmp_path / "reports/protocol_study.json").read_text())
     assert on_disk["tasks"]["random_tsp"]["variants"]["strict"] == tsp["variants"]["strict"]
     md = (tmp_path / "reports/strict/REPORT.md").read_text()
@@ -49,7 +54,7 @@ def test_switches_per_task(tmp_path):
     relational = {"family": "link_pred", "split": "relational_canonical", "counts": {}}
     assert set(task_switches("fb15k_237", relational)) == {
         "structural_features", "relational_message_passing", "relational_negatives", "relational_eval_negatives",
-        "relational_eval_side", "relation_init", "link_metric"}
+        "relational_eval_side", "relational_held_out_overlap", "relation_init", "link_metric"}
     assert list(variants(["link_split"])) == ["paper", "strict", "link_split=10_10"]
 
 
@@ -80,4 +85,10 @@ def test_single_switch_variants_on_fewer_seeds_are_compared_on_those_seeds(tmp_p
     paper_on_two = sum(tsp["paper"]["GCN"][:2]) / 2  # the same two seeds, not all three
     assert abs(var["delta"]["GCN"] - (sum(tsp["link_negatives=fresh"]["GCN"]) / 2 - paper_on_two)) < 1e-12
     strict = effects["tasks"]["random_tsp"]["variants"]["strict"]
-    assert abs(strict["delta"]["GCN"] - (sum(tsp["strict"]["GCN"]) - sum(tsp["paper"]["GCN"])) / 3) < 1e-12
+    # strict headlines a link task by MRR, the paper protocol by AUC: means side by side, no change, no cause
+    assert strict["metric"] == "test_mrr" and strict["delta"] == {} and not strict["same_metric"]
+    assert abs(strict["means"]["GCN"] - sum(tsp["strict"]["GCN"]) / 3) < 1e-12
+    assert effects["tasks"]["random_tsp"]["variants"]["link_metric=mrr"]["delta"] == {}
+    hard = effects["tasks"]["random_tsp"]["variants"]["link_eval_negatives=hard"]  # AUC, against hard negatives
+    assert hard["same_metric"] and abs(hard["delta"]["GCN"] - (sum(tsp["link_eval_negatives=hard"]["GCN"]) / 2
+                                                              - paper_on_two)) < 1e-12

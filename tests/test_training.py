@@ -69,12 +69,15 @@ def test_record_contents(workdir):
     rec = train_cell("random_tsp", "GCN", p, "rec.json", echo=lambda m: None, progress=False)
     on_disk = json.loads((workdir / "rec.json").read_text())
     validate_record(on_disk)
-    assert on_disk["headline_metric"] == "test_auc" and on_disk["direction"] == "higher"
+    assert on_disk["headline_metric"] == "test_mrr" and on_disk["direction"] == "higher"  # strict: MRR
     assert on_disk["threads"] == 1 and on_disk["software"]["torch"]
     seed = on_disk["seeds"]["0"]
     assert seed["epochs"] == [2, 4, 5]  # every eval_every-th epoch and always the last
-    assert set(seed["history"]) >= {"train_loss", "val_auc", "test_auc", "val_ap", "test_ap"}
+    assert set(seed["history"]) >= {"train_loss", "val_auc", "test_auc", "val_ap", "test_ap", "val_mrr", "test_mrr",
+                                    "test_hits1", "test_hits3", "test_hits10", "test_distinct"}
     assert all(len(v) == 3 for v in seed["history"].values())
+    assert seed["split"] == {"redrawn": True, "n_train": seed["split"]["n_train"], "n_test": seed["split"]["n_test"]}
+    assert seed["split"]["n_train"] > seed["split"]["n_test"] > 0 and seed["leakage"] == []
     assert seed["num_params"] > 0 and seed["peak_rss_mb"] > 0
     assert rec["status"] == "ok"
 

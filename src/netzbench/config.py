@@ -6,7 +6,10 @@ keys; this module checks that the names in them exist, registering
 checks the whole file (every task, roster model, the candidate, the names
 ``train.model_config``, ``train.epochs`` and ``report.weights`` are keyed
 by), so the first stage that runs stops on a bad name, not the cell that
-uses it after others trained. The Python API goes through here too.
+uses it after others trained. The Python API goes through here too. It also
+refuses what needs the catalogue to be seen: selecting on a validation set that
+the protocol makes the reported test set (``best_val`` or a search on a
+``graph_split: 80_20`` graph task).
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ from .catalog.table import TASKS, UnknownTaskError, get_task
 from .errors import ParamsError
 from .models.registry import MODEL_REGISTRY, ModelError, builtin_families, resolve_model
 from .models.roster import BUILTIN_MODELS
-from .params import closest, load_params
+from .params import closest, load_params, validation_is_reported
 from .paths import repository_on_path
+from .protocol import resolve
 
 
 def configure(params: dict) -> dict:
@@ -96,4 +100,24 @@ def check_names(params: dict, *, import_models: bool = False, source: str = "par
             if entry not in known:
                 shown = f"`{key}.{entry}`" if isinstance(value, dict) else f"`{key}` entry {entry!r}"
                 fail(f"{shown} is not {what}{closest(entry, known)}")
+    _check_selection(params, fail)
     return params
+
+
+def _check_selection(params: dict, fail) -> None:
+    """Refuse what selects on a validation set that is the reported test set (the ``graph_split: 80_20``
+    graph tasks, :func:`netzbench.params.validation_is_reported`): ``best_val`` and a search."""
+    switches = resolve(params["protocol"], params["protocol_overrides"])
+    tasks = [t for t in params["tasks"] if validation_is_reported(switches, get_task(t).family, get_task(t).split)]
+    if not tasks:
+        return
+    where = (f"under `graph_split: 80_20` (protocol `{params['protocol']}`) the validation set of "
+             f"{', '.join(tasks)} is the reported test set")
+    if params["report"]["epoch_selection"] == "best_val":
+        fail(f"`report.epoch_selection: best_val` selects the epoch on the validation set, but {where}, so it "
+             "would select on the test set: use `report.epoch_selection: final`, set `protocol_overrides: "
+             "{graph_split: 80_10_10}`, or leave those tasks out")
+    if params["search"].get("space"):
+        fail(f"`search.space` selects hyperparameters on the validation set, but {where}, so the search would "
+             "select on the test set: drop `search.space`, set `protocol_overrides: {graph_split: 80_10_10}`, or "
+             "leave those tasks out")

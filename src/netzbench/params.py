@@ -346,6 +346,13 @@ def ranked_tasks(params: dict) -> tuple[list[str] | None, list[str]]:
     return None, []
 
 
+def validation_is_reported(switches: dict, family: str, split: str) -> bool:
+    """Whether a task of ``family`` with the task-spec ``split`` reports its validation set under the resolved
+    protocol ``switches``: ``graph_split: 80_20`` cuts one 20 % that is both (a dataset's own split is kept),
+    so whatever selects on validation -- ``report.epoch_selection: best_val``, a search -- selects on the test set."""
+    return family in ("graph_cls", "graph_reg") and split != "dataset_split" and switches.get("graph_split") == "80_20"
+
+
 def _check_protocol(params: dict) -> None:
     if params["protocol"] not in PROTOCOLS:
         raise ParamsError(f"params.yaml: `protocol` must be one of {list(PROTOCOLS)}, got {params['protocol']!r}")

@@ -55,16 +55,19 @@ SWITCHES: tuple[Switch, ...] = (
         "fresh": "new training negatives every epoch"}, "link_pred"),
     Switch("link_eval_negatives", "uniform", "hard", {
         "uniform": "validation/test negatives drawn uniformly among the non-edges (the reference's RandomLinkSplit): "
-                   "one per positive for AUC/AP, and each positive ranked against its own uniform candidates",
-        "degree": "degree-corrected negatives (Aiyappa et al. 2025): both endpoints drawn in proportion to their "
-                  "degree, so negatives have the positives' degree distribution",
-        "hard": "HeaRT-style hard negatives (Li et al. 2023): per positive, candidates corrupting either endpoint "
-                "ranked by structural heuristics of the training graph, the hardest kept; fixed per seed and "
-                "shared by every model"}, "link_pred"),
+                   "one per positive for AUC/AP; for MRR/Hits each positive ranked against its own 50 candidates, "
+                   "half replacing each endpoint by a uniform node",
+        "degree": "degree-corrected negatives (Aiyappa et al. 2025): nodes drawn as often as they end one of the "
+                  "split's positives, so negatives have the positives' degree distribution: both endpoints of the "
+                  "one AUC/AP negative per positive, the replacing node of each of the 50 ranking candidates",
+        "hard": "HeaRT-style hard negatives (Li et al. 2023): per positive 50 candidates, half replacing each "
+                "endpoint by the nodes that resource allocation, personalized PageRank or feature cosine on the "
+                "training graph ranks highest (the minimum of the ranks); AUC/AP against all of them pooled; "
+                "fixed per seed and shared by every model"}, "link_pred"),
     Switch("link_metric", "auc", "mrr", {
         "auc": "a link task's headline is test ROC-AUC of positives against the negatives (the paper)",
-        "mrr": "a link task's headline is test MRR, each positive ranked among its own negatives (ties counted "
-               "half); knowledge graphs: filtered, over head and tail corruptions"}, "link_any", training=False),
+        "mrr": "a link task's headline is test MRR, each positive ranked among its own negatives (ties broken "
+               "at random, in expectation); knowledge graphs: filtered, over head and tail corruptions"}, "link_any", training=False),
     Switch("structural_features", "reference", "train_degree", {
         "reference": "as the reference's loaders: a Netzschleuder network gets one-hot node identities up to 8,192 "
                      "nodes, else [log1p(deg)/log n, its square, 1] with degrees over all edges, held-out ones "
@@ -76,14 +79,22 @@ SWITCHES: tuple[Switch, ...] = (
                         "parallel edges merged)"}, "relational"),
     Switch("relational_negatives", "tail_filtered", "head_or_tail", {
         "tail_filtered": "fresh tail corruptions every epoch, redrawn when they hit a training triple",
-        "head_or_tail": "fresh corruptions of the head or the tail (equal odds) every epoch"}, "relational"),
+        "head_or_tail": "fresh corruptions of the head or the tail (equal odds) every epoch, redrawn while they are "
+                        "a known triple (training or held-out, either direction): no held-out fact is trained as "
+                        "false"}, "relational"),
     Switch("relational_eval_negatives", "resampled", "fixed", {
         "resampled": "validation/test AUC against one random corruption per triple, drawn anew at every evaluation "
                      "(unfiltered)",
-        "fixed": "validation/test AUC against one corruption per triple, fixed per seed"}, "relational"),
+        "fixed": "validation/test AUC against one corruption per triple, fixed per seed (unfiltered)"}, "relational"),
     Switch("relational_eval_side", "tail", "head_or_tail", {
         "tail": "the AUC corruption replaces the tail (the reference)",
         "head_or_tail": "the AUC corruption replaces the head or the tail, with equal odds"}, "relational"),
+    Switch("relational_held_out_overlap", "keep", "drop", {
+        "keep": "the canonical training triples as given, also those that restate a validation or test triple "
+                "(the same relation, either direction: WN18RR's symmetric relations hold the reverse of a third "
+                "of its held-out triples; FB15k-237 none)",
+        "drop": "training triples that restate a validation or test triple (the same relation, either direction) "
+                "are left out of training: messages, features, positives"}, "relational"),
     Switch("relation_init", "normal", "xavier", {
         "normal": "DistMult relation vectors initialised N(0, 1) (an embedding table's default)",
         "xavier": "DistMult relation vectors initialised Xavier-uniform"}, "relational"),

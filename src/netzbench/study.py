@@ -6,9 +6,11 @@ plan -> executor -> run record path and per-seed cache (cells the variants
 share, like the paper protocol's own or a node-classification task's, are
 trained once), then writes:
 
-- ``reports/protocol_study.json``: per task, the switches that can move it
-  and every variant's seed values per model (read by the report stage:
-  REPORT.md section 12, and the measured causes of section 11);
+- ``reports/protocol_study.json``: per task, the switches that can move it,
+  every variant's headline (``headlines``) and its seed values per model at
+  the final epoch (read by the report stage: REPORT.md section 12, the
+  measured causes of section 11, and every claim's robustness,
+  :mod:`netzbench.report.conclusions`);
 - ``reports/strict/``: the strict protocol's full report (``REPORT.md``,
   ``benchmark.json``, tables and ``plots/``), written by the report stage's
   own writer.
@@ -122,6 +124,9 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
             entry = study["tasks"][task_id]
             entry.setdefault("metric", report.task_info[task_id].metric)
             entry.setdefault("direction", report.task_info[task_id].direction)
+            # each variant's own headline (a link task's follows link_metric): what its values are
+            entry.setdefault("headlines", {})[name] = {"metric": report.task_info[task_id].metric,
+                                                       "direction": report.task_info[task_id].direction}
             entry["variants"][name] = {m: [float(v) for v in vals] for m, vals in values.items()}
     strict = {t: records["strict"].get(t, {}) for t in params["tasks"] if t in records.get("strict", {})}
     with StagedFiles() as out:  # renamed into place when both are written

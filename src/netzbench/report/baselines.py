@@ -24,10 +24,15 @@ Either way, per task (:func:`comparison`): the best GNN and the best baseline
 tie) are compared with one paired test over seed-aligned values (the report's
 ``pairwise_method``, :func:`netzbench.stats.paired_test`). When the best
 baseline is not structure-free but a structure-free baseline has a result,
-the best GNN is also tested against the best structure-free one; the task's
-two p-values are Holm-adjusted together. If the best GNN does not beat the
-best structure-free baseline significantly, the task does not reward
-structure.
+the best GNN is also tested against the best structure-free one; and when a
+structure-only baseline (a link heuristic: the graph alone, no features) and
+a structure-free one both have results, the best structure-only baseline is
+tested against the best structure-free one. The task's two or three p-values
+are Holm-adjusted together (one family: every claim the report makes about
+the task's baselines). If neither the best GNN nor the best structure-only
+baseline beats the best structure-free baseline significantly, the task does
+not reward structure; if the structure-only one does and the best GNN does
+not, the task rewards structure and the GNNs do not use it.
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ from .. import stats
 
 BASELINE_MODES = ("separate", "include")
 STRUCTURE_FREE = "structure_free"
+#: the baseline kind that scores from the graph alone (the link heuristics)
+STRUCTURE_ONLY = "heuristic"
 #: per-task verdicts of :func:`comparison`
 VERDICTS = ("gnn_better", "baseline_better", "not_significant", "no_comparison")
 
@@ -87,8 +94,13 @@ def comparison(final: Mapping[str, Mapping[str, np.ndarray]], directions: Mappin
     mean_diff`` (GNN − baseline), ``p_raw, p_holm, n_seeds, degenerate, significant, verdict``
     (:data:`VERDICTS`), ``structure_free`` (the best structure-free baseline or None),
     ``structure_p_holm`` and ``rewards_structure`` (True: the best GNN beats it significantly; False:
-    it does not, so the task does not reward structure; None: no structure-free baseline), ``method``
-    and ``note``. A task without a GNN or without a baseline result has ``verdict = "no_comparison"``.
+    it does not; None: no structure-free baseline), ``structure_free_better`` (the structure-free
+    baseline is significantly better than the best GNN), ``structure_only`` (the best structure-only
+    baseline or None), ``structure_only_p_holm`` and ``structure_only_beats_free`` (it beats the best
+    structure-free baseline significantly; None without both), ``method`` and ``note``. The task does
+    not reward structure when ``rewards_structure`` and ``structure_only_beats_free`` are both not
+    True (module docstring). A task without a GNN or without a baseline result has
+    ``verdict = "no_comparison"``.
     """
     rows = []
     for task, by_model in final.items():
@@ -97,13 +109,15 @@ def comparison(final: Mapping[str, Mapping[str, np.ndarray]], directions: Mappin
         gnn = _best(by_model, [m for m in present if m not in kinds], direction)
         base = _best(by_model, [m for m in present if m in kinds], direction)
         free = _best(by_model, [m for m in present if kinds.get(m) == STRUCTURE_FREE], direction)
+        only = _best(by_model, [m for m in present if kinds.get(m) == STRUCTURE_ONLY], direction)
         row = {"task": task, "direction": direction, "best_gnn": gnn, "best_baseline": base,
                "baseline_kind": kinds.get(base), "structure_free": free, "method": method,
                "gnn_mean": float(np.nanmean(by_model[gnn])) if gnn else None,
                "baseline_mean": float(np.nanmean(by_model[base])) if base else None,
                "mean_diff": None, "p_raw": None, "p_holm": None, "n_seeds": 0, "degenerate": False,
                "significant": False, "verdict": "no_comparison", "structure_p_holm": None,
-               "rewards_structure": None, "note": ""}
+               "rewards_structure": None, "structure_free_better": False, "structure_only": only,
+               "structure_only_p_holm": None, "structure_only_beats_free": None, "note": ""}
         if gnn is None or base is None:
             row["note"] = "no result of a model under test" if gnn is None else "no baseline result"
             rows.append(row)
@@ -111,6 +125,8 @@ def comparison(final: Mapping[str, Mapping[str, np.ndarray]], directions: Mappin
         tests = [_test(by_model[gnn], by_model[base], method)]
         if free is not None and free != base:
             tests.append(_test(by_model[gnn], by_model[free], method))
+        if free is not None and only is not None:  # does the graph alone beat the features alone?
+            tests.append(_test(by_model[only], by_model[free], method))
         adjusted = [float(p) for p in stats.holm([t["p_raw"] for t in tests])]
         main = tests[0]
         significant = bool(np.isfinite(adjusted[0]) and adjusted[0] < alpha)
@@ -122,6 +138,11 @@ def comparison(final: Mapping[str, Mapping[str, np.ndarray]], directions: Mappin
             beats = _favours(tests[k]["mean_diff"], bool(np.isfinite(adjusted[k]) and adjusted[k] < alpha),
                              direction)
             row["structure_p_holm"], row["rewards_structure"] = adjusted[k], beats is True
+            row["structure_free_better"] = beats is False
+            if only is not None:
+                row["structure_only_p_holm"] = adjusted[-1]
+                row["structure_only_beats_free"] = _favours(
+                    tests[-1]["mean_diff"], bool(np.isfinite(adjusted[-1]) and adjusted[-1] < alpha), direction) is True
         if main["degenerate"]:
             row["note"] = "zero spread of the paired differences: exact sign test (or no test when all are zero)"
         rows.append(row)

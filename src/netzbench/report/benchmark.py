@@ -196,7 +196,7 @@ class BenchmarkReport:
     def epoch_selection_support(self) -> list[dict]:
         """Per task: can ``best_val`` be used, on which validation series, and if not, why
         (rows of :func:`.selection.epoch_selection_support`).  ``final`` is always possible."""
-        return selection.epoch_selection_support(self.histories, self.task_info)
+        return selection.epoch_selection_support(self.histories, self.task_info, self.cells)
 
     def selected_epochs(self, table: bool = False):
         """The epoch used for every (task, model, seed) under the current selection (the audit).
@@ -208,7 +208,7 @@ class BenchmarkReport:
         for hand-built histories), the reported value and the validation value
         at that epoch.
         """
-        idx = selection.selected_indices(self.histories, self.task_info, self.epoch_selection)
+        idx = selection.selected_indices(self.histories, self.task_info, self.epoch_selection, self.cells)
         if not table:
             return idx
         return selection.selected_epochs_table(idx, self.histories, self.task_info, self.cells, self.seeds,
@@ -319,14 +319,14 @@ class BenchmarkReport:
         return comparisons.posthoc(self.score_table(models), self.rank_table(models),
                                    method=method or self.posthoc_method, alpha=self.alpha)
 
-    def bayesian(self, rope: float | Mapping[str, float] | None = None, *, rho: float | Mapping[str, float] = 0.0,
+    def bayesian(self, rope: float | Mapping[str, float] | None = None, *, rho: float | Mapping | None = None,
                  n_samples: int = 50_000, seed: int | None = None, models: Sequence[str] | None = None) -> dict:
-        """Per pair ``p_a_better, p_rope, p_b_better``: Bayesian signed-rank test over tasks (``across_tasks``)
-        and correlated t-test over seeds per task (``per_task``, correlation ``rho``); ``rope`` defaults
-        to ``equivalence_margin``, ``seed`` to ``bootstrap_seed`` (reproducible).  See :mod:`.comparisons`."""
+        """Per pair ``p_a_better, p_rope, p_b_better``: Bayesian signed-rank test over tasks (``across_tasks``) and
+        correlated t-test over seeds per task (``per_task``; ``rho`` default: from each task's split design);
+        ``rope`` defaults to ``equivalence_margin``, ``seed`` to ``bootstrap_seed``.  See :mod:`.comparisons`."""
         final = {t: {m: v for m, v in bm.items() if models is None or m in models}
                  for t, bm in self.final_metrics().items()}
-        return comparisons.bayesian(final, self._directions(), self.score_table(models), rho=rho,
+        return comparisons.bayesian(final, self._directions(), self.score_table(models), rho=rho, cells=self.cells,
                                     margin=self.equivalence_margin if rope is None else rope, n_samples=n_samples,
                                     seed=self.bootstrap_seed if seed is None else seed)
 

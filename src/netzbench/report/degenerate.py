@@ -1,12 +1,28 @@
-"""Degenerate cells: what a constant predictor scores, and which models collapsed to one.
+"""Flagged cells: what a constant predictor scores, and the cells whose number does not measure a model.
 
 Each run record's seeds carry ``baseline`` -- what a constant predictor
 scores on that seed's test set: the majority class's share
 (``test_majority_acc``), 0.5 ROC-AUC (``test_constant_auc``) or the MAE of
-the training mean (``test_constant_mae``) -- and a ``test_constant`` series,
-1 at an epoch where every test prediction was the same. A cell is
-*collapsed* when its predictions were constant at the reported epoch in more
-than half of its seeds: its score is then the baseline's, not a model's.
+the training mean (``test_constant_mae``) --, a ``test_constant`` series (1
+at an epoch where every test prediction was the same), a ``test_distinct``
+series (how many distinct test predictions there were: classes predicted,
+predicted values or link scores) and ``leakage`` (the training channels a
+held-out edge reached; :mod:`netzbench.training.leakage`). Three flags, each
+counted per seed and raised per cell:
+
+- *collapsed*: predictions constant at the reported epoch in more than half
+  of the seeds; the score is then the baseline's, not a model's.
+- *degenerate*: in more than half of the seeds, the headline does not move
+  over training -- ``max - min <= RESOLUTION`` over every evaluated epoch up
+  to the reported one, at least two of them (a heuristic's single evaluation,
+  a one-epoch run or a first-epoch selection never count) -- or the test
+  predictions take fewer than :data:`FEW_DISTINCT` distinct values at the
+  reported epoch. A score-valued task (link prediction, regression) ranked by
+  a handful of tied values measures ties, not a model; a classifier predicts
+  a handful of classes by nature, so classification counts only constant
+  predictions (``test_distinct <= 1``).
+- *leakage*: a seed recorded a non-empty ``leakage``: the cell saw held-out
+  edges in training, and its score is not a held-out score.
 """
 
 from __future__ import annotations
@@ -16,7 +32,17 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ..stats import RESOLUTION
+from .series import metric_label
+
 COLLAPSE_SERIES = "test_constant"
+DISTINCT_SERIES = "test_distinct"
+#: fewer distinct test predictions than this at the reported epoch: a score-valued cell ranks by ties
+FEW_DISTINCT = 5
+#: the families whose predictions are classes (distinct counts flag only a constant classifier)
+CLASSIFICATION = ("node_cls", "graph_cls")
+#: the flags, in the order REPORT.md and ``metrics/report.json`` list them
+FLAGS = ("collapsed", "degenerate", "leakage")
 
 
 def baselines(cells: Mapping) -> dict[str, dict]:
@@ -48,3 +74,104 @@ def collapsed(histories: Mapping, indices: Mapping) -> list[dict]:
             if flags and n_constant * 2 > len(flags):
                 out.append({"task": task, "model": model, "n_constant": n_constant, "n_seeds": len(flags)})
     return out
+
+
+def _classifies(info) -> bool:
+    """Whether a task's predictions are classes: its family, else (hand-built) an accuracy/F1 headline."""
+    if info.family is not None:
+        return info.family in CLASSIFICATION
+    return info.metric.split("_")[-1] in ("acc", "accuracy", "f1")
+
+
+def headline_flat(values, index: int) -> bool:
+    """True when ``values[:index + 1]`` (the headline up to the reported epoch) holds at least two finite
+    values and they span at most :data:`~netzbench.stats.RESOLUTION`: the metric did not move in training."""
+    seen = np.asarray([v for v in values[:index + 1] if v is not None], dtype=float)
+    seen = seen[np.isfinite(seen)]
+    return seen.size >= 2 and float(seen.max() - seen.min()) <= RESOLUTION
+
+
+def few_distinct(values, index: int, classifies: bool) -> float | None:
+    """The distinct test predictions at the reported epoch when they are too few (fewer than
+    :data:`FEW_DISTINCT`, or at most one for a classifier), else None (also when not recorded)."""
+    if values is None or index >= len(values) or values[index] is None or not math.isfinite(values[index]):
+        return None
+    n = float(values[index])
+    return n if n <= (1 if classifies else FEW_DISTINCT - 1) else None
+
+
+def degenerate(histories: Mapping, indices: Mapping, task_info: Mapping) -> list[dict]:
+    """Cells degenerate in more than half of their seeds with a value (see the module docstring):
+    ``{task, model, n_flat, n_few_distinct, n_degenerate, n_seeds, distinct_median, reason}``, where
+    ``n_degenerate`` counts the seeds with either sign and ``distinct_median`` is the median count of the
+    seeds with too few distinct predictions (None when none)."""
+    out = []
+    for task, by_model in histories.items():
+        info = task_info[task]
+        classifies = _classifies(info)
+        for model, runs in by_model.items():
+            n_seeds, n_either, flat, few = 0, 0, 0, []
+            for h, i in zip(runs, indices[task][model]):
+                if not h or i is None or info.metric not in h:
+                    continue
+                n_seeds += 1
+                is_flat = headline_flat(h[info.metric], i)
+                distinct = few_distinct(h.get(DISTINCT_SERIES), i, classifies)
+                flat += is_flat
+                if distinct is not None:
+                    few.append(distinct)
+                n_either += is_flat or distinct is not None
+            if n_seeds and n_either * 2 > n_seeds:
+                median = float(np.median(few)) if few else None
+                out.append({"task": task, "model": model, "n_flat": flat, "n_few_distinct": len(few),
+                            "n_degenerate": n_either, "n_seeds": n_seeds, "distinct_median": median,
+                            "reason": _degenerate_reason(info, flat, len(few), median, n_either, n_seeds, classifies)})
+    return out
+
+
+def _degenerate_reason(info, flat: int, few: int, median, n: int, n_seeds: int, classifies: bool) -> str:
+    parts = []
+    if flat:
+        parts.append(f"{metric_label(info.metric)} the same at every evaluated epoch ({flat} seeds)")
+    if few:
+        what = "one class predicted for every test item" if classifies else \
+            f"fewer than {FEW_DISTINCT} distinct test predictions (median {median:g})"
+        parts.append(f"{what} ({few} seeds)")
+    return f"degenerate in {n} of {n_seeds} seeds: " + "; ".join(parts)
+
+
+def leakage(cells: Mapping) -> list[dict]:
+    """Cells with an ok seed whose ``leakage`` names a channel: ``{task, model, channels, n_leaking, n_seeds,
+    reason}``, channels in the order the seeds recorded them, ``n_seeds`` the ok seeds that recorded leakage
+    at all (an empty list included)."""
+    out = []
+    for task, by_model in cells.items():
+        for model, cell in by_model.items():
+            recorded = [f["leakage"] for f in (cell.get("seeds") or {}).values()
+                        if f.get("status", "ok") == "ok" and f.get("leakage") is not None]
+            leaking = [channels for channels in recorded if channels]
+            if leaking:
+                channels = list(dict.fromkeys(c for chans in leaking for c in chans))
+                out.append({"task": task, "model": model, "channels": channels, "n_leaking": len(leaking),
+                            "n_seeds": len(recorded),
+                            "reason": f"sees held-out edges ({', '.join(channels)}) in {len(leaking)} of "
+                                      f"{len(recorded)} seeds"})
+    return out
+
+
+def cell_flags(collapsed_rows: list[dict], degenerate_rows: list[dict], leakage_rows: list[dict]
+               ) -> dict[tuple[str, str], dict[str, dict]]:
+    """Per flagged (task, model): ``{flag: {reason, n_flagged, n_seeds, ...}}`` in :data:`FLAGS` order."""
+    out: dict[tuple[str, str], dict[str, dict]] = {}
+    for c in collapsed_rows:
+        out.setdefault((c["task"], c["model"]), {})["collapsed"] = {
+            "reason": f"test predictions constant at the reported epoch in {c['n_constant']} of {c['n_seeds']} seeds",
+            "n_flagged": c["n_constant"], "n_seeds": c["n_seeds"]}
+    for d in degenerate_rows:
+        out.setdefault((d["task"], d["model"]), {})["degenerate"] = {
+            "reason": d["reason"], "n_flagged": d["n_degenerate"], "n_seeds": d["n_seeds"], "n_flat": d["n_flat"],
+            "n_few_distinct": d["n_few_distinct"], "distinct_median": d["distinct_median"]}
+    for r in leakage_rows:
+        out.setdefault((r["task"], r["model"]), {})["leakage"] = {
+            "reason": r["reason"], "n_flagged": r["n_leaking"], "n_seeds": r["n_seeds"], "channels": r["channels"]}
+    return {key: {k: flags[k] for k in FLAGS if k in flags} for key, flags in out.items()}

@@ -9,11 +9,17 @@ computed twice.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from .comparisons import cliques
+from .conclusions import collect as collect_conclusions
+from .degenerate import cell_flags
+from .degenerate import degenerate as degenerate_cells
+from .degenerate import leakage as leaking_cells
+from .paper import counts as paper_counts
 from .reproduction import comparison, study_effects
-from .within_task import nested_summary
+from .within_task import nested_summary, paired_agreement
 
 #: the mean-rank aggregations REPORT.md tabulates (``report.aggregation`` is added when another)
 AGGREGATIONS = ("uniform", "reliability", "hierarchical", "custom")
@@ -53,13 +59,39 @@ class ReportFacts:
     bayesian_error: str | None  # why there is no Bayesian analysis (no ROPE)
     baseline_kinds: dict[str, str] = field(default_factory=dict)  # baseline model -> kind (report.baselines)
     baseline_comparison: list[dict] = field(default_factory=list)  # per task: best GNN vs best baseline
+    degenerate: list[dict] = field(default_factory=list)  # cells whose headline is flat or tied in most seeds
+    leakage: list[dict] = field(default_factory=list)  # cells whose seeds saw held-out edges in training
+    study_raw: dict | None = None  # the protocol study as read, for the conclusions' variants
+
+    @property
+    def paper_rows(self) -> list[dict]:
+        """The rows of :attr:`reproduction` whose task has results here: the cells compared with the paper."""
+        return [r for r in self.reproduction if r["task"] in self.present]
 
     @property
     def paper_overlap(self) -> dict[str, int]:
-        """How many comparable cells of the paper's Table 3 there are and how many overlap ours."""
-        rows = [r for r in self.reproduction if r["task"] in self.present]
-        return {"compared": sum(r["overlap"] is not None for r in rows),
-                "overlapping": sum(r["overlap"] is True for r in rows)}
+        """How many comparable cells of the paper's Table 3 there are and how many agree with ours under each
+        criterion: CI overlap, the paper's mean inside our CI, |Δ| / pooled SE ≤ 1.96, both (:mod:`.paper`)."""
+        return paper_counts(self.paper_rows)
+
+    @cached_property
+    def conclusions(self) -> dict[str, Any]:
+        """Every claim the report states, with the protocol variants it holds and fails under
+        (``{"basis", "claims"}``: :func:`.conclusions.collect`)."""
+        return collect_conclusions(self.report, self.study_raw, self.study, candidate=self.candidate,
+                                   roster=self.roster, pairwise=self.headline_pairwise,
+                                   verdicts=self.baseline_comparison, friedman=self.friedman)
+
+    @cached_property
+    def flags(self) -> dict[tuple[str, str], dict[str, dict]]:
+        """Per flagged (task, model): collapsed / degenerate / leakage with reasons (:func:`.degenerate.cell_flags`)."""
+        return cell_flags(self.collapsed, self.degenerate, self.leakage)
+
+    @cached_property
+    def paired_agreement(self) -> list[dict]:
+        """Per within-task comparison, the paired t and the Wilcoxon Holm decision side by side
+        (:func:`.within_task.paired_agreement`)."""
+        return paired_agreement(self.pairwise["t"], self.pairwise["wilcoxon"])
 
     @property
     def headline_pairwise(self) -> list[dict]:
@@ -123,8 +155,10 @@ def collect_facts(report, candidate: str | None, roster: list[str], *, aggregati
         unavailable=report.unavailable_tasks(), cost=report.compute_cost(),
         baselines=report.baselines(), collapsed=report.collapsed(),
         reproduction=comparison(summary, reference, report.ci),
-        study=study_effects(study, report.final_metrics(), report.seeds),
+        study=study_effects(study, report.final_metrics(), report.seeds), study_raw=study,
         posthoc={method: report.posthoc(method) for method in ("nemenyi", "wilcoxon_holm")},
         bayesian=bayesian, bayesian_error=bayesian_error,
         baseline_kinds=kinds, baseline_comparison=report.baseline_comparison(),
+        degenerate=degenerate_cells(report.histories, report.selected_epochs(), report.task_info),
+        leakage=leaking_cells(report.cells),
     )

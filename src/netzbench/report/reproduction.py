@@ -93,13 +93,20 @@ def study_effects(study: dict | None, final_metrics: dict, seeds: list[int]) -> 
         def ranking(means: dict) -> list:
             return sorted((m for m in means if math.isfinite(means[m])), key=lambda m: -means[m] if higher else means[m])
 
+        heads = entry.get("headlines") or {}
+        paper_metric = (heads.get("paper") or {}).get("metric", entry.get("metric"))
         variants = {}
         for name, by_model in entry["variants"].items():
             means = means_of(by_model)
             base = means_of(paper) if name in ("paper", "strict") else means_of(paper, on)
+            # a variant headlined by another metric (a link task's MRR against the paper's AUC) has no change
+            # to measure: its means stand alone, and it never explains a miss
+            metric = (heads.get(name) or {}).get("metric", entry.get("metric"))
+            delta = {m: means[m] - base[m] for m in means if m in base and math.isfinite(base[m])} \
+                if metric == paper_metric else {}
             variants[name] = {"means": means, "order": ranking(means), "base_order": ranking(base),
                               "seeds": all_seeds if name in ("paper", "strict") else switch_seeds,
-                              "delta": {m: means[m] - base[m] for m in means if m in base and math.isfinite(base[m])}}
+                              "metric": metric, "same_metric": metric == paper_metric, "delta": delta}
         out["tasks"][task] = {"switches": entry.get("switches", []), "variants": variants,
                               "metric": entry.get("metric"), "direction": entry.get("direction")}
     return out

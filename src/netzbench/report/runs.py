@@ -19,11 +19,13 @@ from ..records import PLACEHOLDERS, cell_status, read_record, seed_history
 
 #: per-seed facts of a record that the report keeps beside the histories
 SEED_FACTS = ("reason", "error", "seconds", "started_at", "finished_at", "num_params", "hidden_channels",
-              "peak_rss_mb", "cached", "epochs", "baseline")
+              "peak_rss_mb", "cached", "epochs", "baseline", "split", "leakage")
 
 
 def cell_facts(record: dict, seeds: list[int]) -> dict:
     """What the report keeps about a cell besides its histories: status, role, per-seed facts."""
+    from ..params import validation_is_reported
+
     per_seed = {}
     for s in seeds:
         entry = record["seeds"].get(str(s))
@@ -37,6 +39,12 @@ def cell_facts(record: dict, seeds: list[int]) -> dict:
         out["reason"] = record["reason"]
     if record.get("baseline_kind"):  # a reference point, not a model under test (report.baselines)
         out["baseline_kind"] = record["baseline_kind"]
+    spec = record.get("task_spec") or {}
+    if spec.get("synthetic"):  # a generator or seed-aware loader: new data every seed (the t-test's rho is 0)
+        out["data_per_seed"] = True
+    switches = (record.get("protocol") or {}).get("switches") or {}
+    if validation_is_reported(switches, record.get("family") or "", spec.get("split") or ""):
+        out["validation_is_test"] = True  # best_val would select on the reported set: refused (.selection)
     return out
 
 

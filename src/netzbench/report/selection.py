@@ -12,9 +12,12 @@ history dicts (:mod:`.series`); a seed without a history is ``None``.
     validation values are skipped and the earliest epoch wins ties.  The
     reported series is never used for the choice.  A task whose headline is
     not a ``test_*`` series, or whose runs lack a ``val_<metric>`` series of
-    the same length, does not support ``best_val``
-    (:func:`epoch_selection_support` says why) and selecting on it raises
-    ``ValueError``.
+    the same length, does not support ``best_val``; nor does a task whose
+    validation set *is* the reported test set (``graph_split: 80_20``: the
+    cell facts' ``validation_is_test``, from the run records' protocol,
+    :func:`netzbench.params.validation_is_reported`), where ``best_val``
+    would select on the test set.  :func:`epoch_selection_support` says why,
+    and selecting on such a task raises ``ValueError``.
 
 A NaN at the selected epoch (or a validation series that is NaN everywhere)
 makes that seed's value NaN: it is dropped from the cell (``n_seeds``) and
@@ -41,16 +44,19 @@ Histories = Mapping[str, Mapping[str, list]]
 Indices = dict[str, dict[str, list[int | None]]]
 
 
-def epoch_selection_support(histories: Histories, task_info: Mapping[str, TaskInfo]) -> list[dict]:
+def epoch_selection_support(histories: Histories, task_info: Mapping[str, TaskInfo],
+                            cells: Mapping[str, Mapping[str, Mapping]] | None = None) -> list[dict]:
     """Per task: can ``best_val`` be used, on which validation series, and if not, why.
 
     Rows ``{task, metric, validation_series, best_val_possible, reason,
     n_runs, n_runs_with_validation}``.  ``n_runs`` counts seeds with a
     non-empty headline series; a run counts as having validation when it
     has ``val_<metric>`` of the same length.  ``final`` is always possible.
+    A task some of whose ``cells`` say ``validation_is_test`` cannot use ``best_val``.
     """
     rows = []
     for task, by_model in histories.items():
+        same_set = sum(bool(c.get("validation_is_test")) for c in (cells or {}).get(task, {}).values())
         metric = task_info[task].metric
         val = validation_series(metric)
         runs = [h for r in by_model.values() for h in r if h and h.get(metric)]
@@ -63,6 +69,10 @@ def epoch_selection_support(histories: Histories, task_info: Mapping[str, TaskIn
             ok = False
         elif not runs:
             ok, reason = False, "no run has results"
+        elif same_set:
+            ok = False
+            reason = (f"its validation set is the reported test set (`graph_split: 80_20` in {same_set} of its run "
+                      "records), so best_val would select on the test set")
         elif len(with_val) < len(runs):
             ok = False
             reason = (f"{len(runs) - len(with_val)} of {len(runs)} runs lack a {val!r} series aligned with "
@@ -74,13 +84,15 @@ def epoch_selection_support(histories: Histories, task_info: Mapping[str, TaskIn
     return rows
 
 
-def selected_indices(histories: Histories, task_info: Mapping[str, TaskInfo], selection: str) -> Indices:
+def selected_indices(histories: Histories, task_info: Mapping[str, TaskInfo], selection: str,
+                     cells: Mapping[str, Mapping[str, Mapping]] | None = None) -> Indices:
     """``{task: {model: [index into the history lists, or None, per seed]}}`` under ``selection``.
 
-    ``best_val`` on a task with runs that does not support it raises ``ValueError``.
+    ``best_val`` on a task with runs that does not support it (given the cell facts ``cells``) raises
+    ``ValueError``.
     """
     if selection == "best_val":
-        bad = [r for r in epoch_selection_support(histories, task_info)
+        bad = [r for r in epoch_selection_support(histories, task_info, cells)
                if not r["best_val_possible"] and r["n_runs"] > 0]
         if bad:
             raise ValueError("epoch_selection='best_val' is not possible for "

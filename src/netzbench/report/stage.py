@@ -5,9 +5,16 @@ to the working directory (or ``out_dir``):
 
 - ``metrics/headline.json``: the compact numbers DVC shows (``dvc metrics show``, ``dvc exp show``);
 - ``metrics/report.json``: every headline number
-  (Friedman chi2 and p, Iman–Davenport, CD, k, N, mean ranks, per-cell mean and
-  CI, the candidate block, the missing cells, unavailable tasks, compute time,
-  per task the best GNN against the best baseline);
+  (Friedman chi2 and p, Iman–Davenport, CD, k, N, mean ranks, per-cell mean,
+  CI and flags -- collapsed, degenerate, sees held-out edges, each with its
+  reason and seed counts (:mod:`.degenerate`) --, the candidate block, the
+  missing cells, unavailable tasks, compute time,
+  per task the best GNN against the best baseline; ``conclusions``: every claim REPORT.md states with
+  ``holds_under`` / ``fails_under`` / ``undecided`` / ``not_run``, the protocol variants of the protocol
+  study under which it is or is not made, and ``conclusions_basis``: their seeds, :mod:`.conclusions`;
+  ``paper_comparison``: the cells of the paper's Table 3 agreeing with ours under each criterion, counted
+  and per cell, :mod:`.paper`; ``bayesian_per_task``: the per-task correlated t-tests' decisions and each
+  task's correlation rho with its split design, :func:`.comparisons.split_correlation`);
 - ``reports/benchmark.json``: the whole metric tensor with seeds, config and
   every history (``BenchmarkReport.from_json`` re-analyses it);
 - ``reports/summary.csv``, ``reports/pairwise_t.csv``,
@@ -66,6 +73,7 @@ from .facts import ReportFacts, collect_facts
 from .figures import plot_message, save_figure
 from .formatting import number, p_value
 from .markdown import render_markdown
+from .paper import CELL_FIELDS as PAPER_CELL_FIELDS
 
 SUMMARY_COLUMNS = ["task", "model", "metric", "direction", "mean", "std", "sem", "n_seeds", "lo", "hi",
                    "half_width", "ci", "ci_method", "status", "clipped"]
@@ -123,9 +131,11 @@ def report_metrics(facts: ReportFacts) -> dict:
     """The ``metrics/report.json`` dict of one build (JSON-safe: NaN becomes null)."""
     report, fr, cost = facts.report, facts.friedman, facts.cost
     cells: dict[str, dict] = {}
+    flags = facts.flags  # collapsed / degenerate / leakage, with reasons and counts (report/degenerate.py)
     for row in facts.summary:
         cells.setdefault(row["task"], {})[row["model"]] = {
-            "mean": _num(row["mean"]), "lo": _num(row["lo"]), "hi": _num(row["hi"]), "n_seeds": row["n_seeds"]}
+            "mean": _num(row["mean"]), "lo": _num(row["lo"]), "hi": _num(row["hi"]), "n_seeds": row["n_seeds"],
+            "flags": flags.get((row["task"], row["model"]), {})}
     agg = {"name": facts.aggregation, "mean_ranks": {}}
     if facts.aggregation in facts.mean_ranks:
         agg["mean_ranks"] = {m: _num(r) for m, r in facts.mean_ranks[facts.aggregation].items()}
@@ -153,24 +163,34 @@ def report_metrics(facts: ReportFacts) -> dict:
         "tasks_without_results": facts.without_results,
         "compute": {"total_seconds": round(cost["total_seconds"], 3), "n_timed_seeds": cost["n_timed"],
                     "wall_seconds": None if cost["wall_seconds"] is None else round(cost["wall_seconds"], 3)},
-        "paper_comparison": facts.paper_overlap,
+        "paper_comparison": {**facts.paper_overlap, "cells": {f"{r['task']}/{r['model']}": {
+            k: _num(r[k]) for k in PAPER_CELL_FIELDS} for r in facts.paper_rows}},  # the criteria: report/paper.py
         "collapsed_cells": [f"{c['task']}/{c['model']}" for c in facts.collapsed],
+        "degenerate_cells": [f"{c['task']}/{c['model']}" for c in facts.degenerate],
+        "leaking_cells": [f"{c['task']}/{c['model']}" for c in facts.leakage],
         "options": report.options(),
     }
     if facts.equivalence is not None:
         out["equivalence_verdicts"] = _verdict_counts(facts.equivalence)
     out["baselines"] = baseline_metrics(facts)
+    # every claim REPORT.md states, with the protocol variants it holds and fails under (report/conclusions.py)
+    out["conclusions"] = facts.conclusions["claims"]
+    out["conclusions_basis"] = facts.conclusions["basis"]
     if facts.bayesian is not None:
         out["bayesian"] = {f"{r['model_a']} vs {r['model_b']}": {k: _num(r[k]) for k in
                                                                  ("p_a_better", "p_rope", "p_b_better")}
                            for r in facts.bayesian["across_tasks"]}
+        # the per-task correlated t-tests: their decisions at PROBABLE and each task's rho with its split design
+        out["bayesian_per_task"] = {**facts.bayesian["per_task_counts"],
+                                    "rho": facts.bayesian["split_design"] or facts.bayesian["rho"]}
     return out
 
 
 #: the per-task fields of ``report.json``'s ``baselines`` block (rows of :func:`.baselines.comparison`)
 BASELINE_FIELDS = ("best_gnn", "gnn_mean", "best_baseline", "baseline_kind", "baseline_mean", "mean_diff", "p_raw",
                    "p_holm", "n_seeds", "significant", "verdict", "structure_free", "structure_p_holm",
-                   "rewards_structure")
+                   "rewards_structure", "structure_free_better", "structure_only", "structure_only_p_holm",
+                   "structure_only_beats_free")
 
 
 def baseline_metrics(facts: ReportFacts) -> dict:

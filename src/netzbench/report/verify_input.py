@@ -11,7 +11,9 @@ offending value, what netzbench cannot have written:
 - seeds that are not distinct integers, a cell with a history count other than the seed count;
 - a series name that is not ``<split>_<metric>`` (the run record's rule), a value that is not a
   number or null, or one outside its metric's range (:func:`.series.metric_range`: an accuracy of
-  5.5, a negative MAE; ``test_constant`` is a share in [0, 1]);
+  5.5, a negative MAE; ``test_constant`` is a share in [0, 1], ``test_distinct`` a count >= 0);
+- a seed's ``leakage`` that is not a list of channel names, or a ``split`` that is not
+  ``{redrawn: bool, n_train: int >= 0, n_test: int >= 0}`` (:mod:`.degenerate` and the paired tests read them);
 - an ok seed (one that has a history) whose headline series holds no finite value, or whose cell
   facts give another status: an ok seed is trained and evaluated, so it has a number.
 """
@@ -27,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .benchmark import BenchmarkReport
-from .degenerate import COLLAPSE_SERIES
+from .degenerate import COLLAPSE_SERIES, DISTINCT_SERIES
 from .persistence import check_schema, loads
 from .series import metric_range, task_info_of
 
@@ -50,7 +52,9 @@ def _short(value: Any, width: int = 40) -> str:
 
 def series_range(name: str) -> tuple[float, float]:
     """The range of a series' values: its metric's (:func:`.series.metric_range`), [0, 1] for the share
-    of constant predictions."""
+    of constant predictions, [0, inf) for the count of distinct ones."""
+    if name == DISTINCT_SERIES:
+        return 0.0, math.inf
     return (0.0, 1.0) if name == COLLAPSE_SERIES else metric_range(name)
 
 
@@ -91,7 +95,22 @@ def _seed_status(facts: Any, seed: int, where: str) -> str | None:
     status = entry.get("status") if isinstance(entry, Mapping) else entry
     if not isinstance(entry, Mapping) or not isinstance(status, str):
         raise ValueError(f"{where} seed {seed}: status {_short(status)} is not a string")
+    _check_design(entry, f"{where} seed {seed}")
     return status
+
+
+def _check_design(entry: Mapping, where: str) -> None:
+    """A seed's ``leakage`` (channel names) and ``split`` (``redrawn``, ``n_train``, ``n_test``), where given."""
+    leakage = entry.get("leakage")
+    if leakage is not None and (not isinstance(leakage, list) or not all(isinstance(c, str) for c in leakage)):
+        raise ValueError(f"{where}: leakage {_short(leakage)} is not a list of channel names")
+    split = entry.get("split")
+    if split is None:
+        return
+    if not isinstance(split, Mapping) or not isinstance(split.get("redrawn"), bool) or any(
+            type(split.get(k)) is not int or split[k] < 0 for k in ("n_train", "n_test")):
+        raise ValueError(f"{where}: split {_short(split)} is not {{redrawn: true|false, n_train: int >= 0, "
+                         "n_test: int >= 0}")
 
 
 def check_form(form: Any) -> None:

@@ -149,6 +149,25 @@ def pairwise_matrix(rows: Sequence[dict], task: str) -> tuple[list[str], np.ndar
     return names, P, D
 
 
+def paired_agreement(t_rows: Sequence[dict], w_rows: Sequence[dict]) -> list[dict]:
+    """The paired t and the Wilcoxon decision of every comparison in both tables (:func:`pairwise` of each
+    method: the same tasks, pairs and Holm families), in the t table's order: ``task, model_a, model_b,
+    mean_diff, p_raw_t, p_holm_t, significant_t, p_raw_wilcoxon, p_holm_wilcoxon, significant_wilcoxon,
+    agree`` (the same Holm decision at the report's alpha)."""
+    by_pair = {(r["task"], r["model_a"], r["model_b"]): r for r in w_rows}
+    out = []
+    for rt in t_rows:
+        rw = by_pair.get((rt["task"], rt["model_a"], rt["model_b"]))
+        if rw is None:
+            continue
+        out.append({"task": rt["task"], "model_a": rt["model_a"], "model_b": rt["model_b"],
+                    "mean_diff": rt["mean_diff"], "p_raw_t": rt["p_raw"], "p_holm_t": rt["p_holm"],
+                    "significant_t": bool(rt["significant"]), "p_raw_wilcoxon": rw["p_raw"],
+                    "p_holm_wilcoxon": rw["p_holm"], "significant_wilcoxon": bool(rw["significant"]),
+                    "agree": bool(rt["significant"]) == bool(rw["significant"])})
+    return out
+
+
 def power_analysis(final: Tensor, *, alpha: float, power: float = 0.8,
                    effects: Sequence[float] = POWER_EFFECTS) -> list[dict]:
     r"""Power of the paired t test for every comparison (see :mod:`netzbench.stats.power`).

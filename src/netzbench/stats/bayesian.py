@@ -30,17 +30,17 @@ Across tasks: Bayesian signed-rank test (Benavoli, Mangili, Corani, Zaffalon & R
 Per task, over seeds: Bayesian correlated t-test (Corani & Benavoli 2015)
     the posterior of the mean difference is Student t with :math:`n-1`
     degrees of freedom, location :math:`\bar d` and scale
-    :math:`\hat\sigma_d\sqrt{1/n + \rho/(1-\rho)}`.  For k-fold
-    cross-validation :math:`\rho = n_{test}/n_{total}` (the Nadeau–Bengio
-    correction for overlapping training sets; ``baycomp.CorrelatedTTest``
-    hard-codes :math:`\rho = 1/k`).  Here the repetitions are *seeds*: on a
-    fixed split the seed-to-seed differences are independent draws of the
-    training randomness and :math:`\rho = 0` is exact -- the posterior is
-    then that of the paired t test (flat prior), and the inference is about
-    the mean difference on this task's data.  A task that redraws its split
-    per seed overlaps training sets like repeated hold-out, and a
-    :math:`\rho > 0` (e.g. :math:`n_{test}/n_{total}`) widens the posterior
-    accordingly; ``rho`` is an argument for that.
+    :math:`\hat\sigma_d\sqrt{1/n + \rho/(1-\rho)}`, :math:`\rho` the
+    correlation of two repetitions' differences.  Nadeau & Bengio (2003)
+    correct the variance of the mean of :math:`n` repeated random
+    train/test splits to :math:`\hat\sigma_d^2\,(1/n + n_{test}/n_{train})`;
+    that is this scale with :math:`\rho = n_{test}/(n_{train} + n_{test})`,
+    since then :math:`\rho/(1-\rho) = n_{test}/n_{train}` (``baycomp``'s
+    ``CorrelatedTTest`` for k-fold cross-validation is the case
+    :math:`\rho = 1/k`: its ``1/n + 1/(k-1)``).  :math:`\rho = 0` is the
+    paired t test's posterior (flat prior).  Which :math:`\rho` a task's
+    seeds call for follows from its split design
+    (:func:`netzbench.report.comparisons.split_correlation`).
 
 Degenerate inputs (defined answers, never an exception): pairs with a
 non-finite value are dropped; fewer than 2 differences for the t-test, or no
@@ -131,8 +131,9 @@ def signed_rank_test(a, b, rope: float = 0.0, *, n_samples: int = N_SAMPLES, see
 def correlated_t_test(a, b, rope: float = 0.0, rho: float = 0.0, resolution: float = RESOLUTION) -> BayesResult:
     """Bayesian correlated t-test of ``a`` vs ``b`` over seed-aligned values (1-D, larger = better).
 
-    ``rho`` in [0, 1): correlation of the repetitions (0 for seeds on one
-    split, see the module docstring).  Probabilities from the Student-t
+    ``rho`` in [0, 1): correlation of the repetitions (0: independent
+    repetitions; ``n_test / (n_train + n_test)`` for a split redrawn per
+    repetition, see the module docstring).  Probabilities from the Student-t
     posterior's CDF, no sampling.
     """
     rope = _check_rope(rope)

@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 
 from . import metrics as M
-from .fit import FitResult, Hyper, check_output, features, fit, is_constant
+from .fit import FitResult, Hyper, check_output, distinct_values, features, fit, is_constant
 from .node import majority_share
 from .splits import random_index_split, split_rng
 
@@ -107,10 +107,14 @@ def train_graph_level(build, arrays: dict, seed: int, hp: Hyper, family: str, sp
                 row[f"{name}_acc"] = M.accuracy(out, b.y)
                 row[f"{name}_f1"] = M.macro_f1(out, b.y, out_dim)
         out = model(test_b.x, test_b.edge_index, test_b.batch)
-        row["test_constant"] = is_constant(out if regression or multilabel else out.argmax(-1))
+        predicted = out if regression or multilabel else out.argmax(-1)
+        row["test_constant"] = is_constant(predicted)
+        row["test_distinct"] = distinct_values(predicted)  # values (rows) or classes predicted: 1 iff constant
         return row
 
     result = fit(model, hp, step, evaluate, on_epoch, batches)
+    # a dataset's own split is the same for every seed; a per-seed cut (either graph_split) is redrawn
+    result.split = {"redrawn": split != "dataset_split", "n_train": len(train_idx), "n_test": len(parts[2])}
     if regression:
         train_mean = y_all[torch.as_tensor(train_idx)].mean(0)
         result.baseline = {"test_constant_mae": M.mae(train_mean.expand_as(test_b.y), test_b.y)}

@@ -1,15 +1,19 @@
 """Scoring a link-prediction heuristic (:mod:`netzbench.models.heuristics`): one evaluation, no training.
 
 The link trainers hand over a model with ``heuristic = True`` before any
-optimisation: it sees the seed's own split (the same held-out pairs,
-negatives and ranking candidates as every trained model of the cell's task,
-so the cells pair seed by seed) and scores pairs from the adjacency of the
-*training* edges only. The history holds the trained models' series for the
-family (``val_auc``, ``val_ap``, ``test_auc``, ``test_ap``, ``test_constant``;
-relational tasks add ``*_mrr`` and ``*_hits{1,3,10}``), each with a single
-value recorded as epoch 1 (``epochs = [1]``: the one evaluation; there is no
-``train_loss``, and ``num_params`` is 0). Counts tie a lot; average precision
-and the ranks are tie-aware, as for every model.
+optimisation: it sees the seed's own split -- the same held-out positives,
+pooled negatives and per-positive ranking candidates as every trained model
+of the cell's task (:mod:`.link_eval` for homogeneous graphs, the filtered
+head and tail corruptions of :mod:`.relational` for knowledge graphs), so the
+cells pair seed by seed -- and scores pairs from the adjacency of the
+*training* edges only. A candidate is scored as the pair (kept endpoint,
+replacement): the heuristics are symmetric, and the kept endpoints are the
+few distinct heads their row-wise products are computed for. The history
+holds the trained models' series (``{val,test}_{auc,ap,mrr,hits1,hits3,hits10}``,
+``test_constant``, ``test_distinct``), each with a single value recorded as
+epoch 1 (``epochs = [1]``: the one evaluation; there is no ``train_loss``,
+and ``num_params`` is 0). Counts tie a lot; average precision and the ranks
+are tie-aware, as for every model.
 """
 
 from __future__ import annotations
@@ -18,42 +22,46 @@ import numpy as np
 import torch
 
 from . import metrics as M
-from .fit import FitResult, is_constant
+from .fit import FitResult, distinct_values, is_constant
 
 
 def _all_scores(model, adjacency, sets: dict[str, tuple]) -> dict[str, tuple]:
-    """Every score the evaluation needs, from one call of ``model.scores`` (one pass over the heads'
-    two-hop neighbourhoods, whichever set a head is in): per set ``(positive, negative, candidate)``
-    scores, the last [m, k] or None. A negative row repeats its tail to the common width."""
-    width = 1 + max((c.shape[1] for _, _, c in sets.values() if c is not None), default=0)
+    """Every score the evaluation needs, from one call of ``model.scores`` on flat pairs (one pass over
+    the distinct heads' two-hop neighbourhoods, whichever set a head is in): per set the positives',
+    the pooled negatives' (None: the candidates pooled) and each candidate block's [m, k] scores."""
     heads, tails, sizes = [], [], []
-    for pos, neg, candidates in sets.values():
-        own = pos[1][:, None] if candidates is None else np.concatenate([pos[1][:, None], candidates], axis=1)
-        heads += [pos[0], neg[0]]
-        tails += [np.pad(own, ((0, 0), (0, width - own.shape[1])), mode="edge"),
-                  np.repeat(np.asarray(neg[1])[:, None], width, axis=1)]
-        sizes += [pos.shape[1], neg.shape[1]]
+    for pos, neg, blocks in sets.values():
+        pairs = [pos] + ([neg] if neg is not None else []) + [np.stack([f.reshape(-1), o.reshape(-1)])
+                                                              for f, o in blocks]
+        heads += [p[0] for p in pairs]
+        tails += [p[1] for p in pairs]
+        sizes += [p.shape[1] for p in pairs]
     scores = model.scores(adjacency, np.concatenate(heads), np.concatenate(tails))
-    parts = np.split(scores, np.cumsum(sizes)[:-1])
+    parts = iter(np.split(scores, np.cumsum(sizes)[:-1]))
     out = {}
-    for i, (name, (_, _, candidates)) in enumerate(sets.items()):
-        own, negative = parts[2 * i], parts[2 * i + 1]
-        out[name] = (own[:, 0], negative[:, 0], None if candidates is None else own[:, 1:1 + candidates.shape[1]])
+    for name, (pos, neg, blocks) in sets.items():
+        s_pos = next(parts)
+        s_neg = next(parts) if neg is not None else None
+        out[name] = (s_pos, s_neg, [next(parts).reshape(f.shape) for f, _ in blocks])
     return out
 
 
 def score_heuristic(model, adjacency, sets: dict[str, tuple]) -> FitResult:
-    """One evaluation of ``model`` on ``sets[name] = (pos [2, m], neg [2, m'], candidates [m, k] or None)``
-    (heads and tails; ``candidates``: each positive's tail corruptions for MRR / Hits@k), ``val`` then
-    ``test``, from the training-graph ``adjacency``."""
+    """One evaluation of ``model`` on ``sets[name] = (pos [2, m], neg [2, m'] or None, blocks)``, ``val``
+    then ``test``, from the training-graph ``adjacency``: AUC/AP of the positives against ``neg`` (None:
+    against every candidate), MRR / Hits@k of each positive against its candidates, ``blocks`` a list of
+    ``(fixed, other)`` [m, k] (kept endpoint, replacement) whose rankings are averaged (a knowledge
+    graph's tail and head corruptions; one block for a homogeneous graph)."""
     row: dict[str, float] = {}
-    for name, (s_pos, s_neg, cand) in _all_scores(model, adjacency, sets).items():
-        s = torch.as_tensor(np.concatenate([s_pos, s_neg]), dtype=torch.float64)
-        labels = torch.cat([torch.ones(s_pos.size), torch.zeros(s_neg.size)])
+    for name, (s_pos, s_neg, cands) in _all_scores(model, adjacency, sets).items():
+        pooled = s_neg if s_neg is not None else np.concatenate([c.reshape(-1) for c in cands])
+        s = torch.as_tensor(np.concatenate([s_pos, pooled]), dtype=torch.float64)
+        labels = torch.cat([torch.ones(s_pos.size), torch.zeros(pooled.size)])
         row.update(M.pair_metrics(name, s, labels))
-        if cand is not None:
-            row.update(M.rank_metrics(name, torch.as_tensor(cand, dtype=torch.float64),
-                                      torch.as_tensor(s_pos, dtype=torch.float64)))
+        if cands:
+            row.update(M.rank_metrics(name, torch.as_tensor(np.concatenate(cands), dtype=torch.float64),
+                                      torch.as_tensor(np.tile(s_pos, len(cands)), dtype=torch.float64)))
         if name == "test":
             row["test_constant"] = is_constant(s)
+            row["test_distinct"] = distinct_values(s)
     return FitResult({key: [float(v)] for key, v in row.items()}, [1], 0, {"test_constant_auc": 0.5})

@@ -1,10 +1,29 @@
 """Homogeneous link prediction: a held-out edge split per seed, BCE on positives and negatives.
 
-Messages pass over the training edges only; validation and test negatives
-are fixed per seed (as many as positives, never a true edge). Switches
+Messages pass over the training edges only. Each held-out split (validation,
+test) is scored two ways (:mod:`.link_eval`, switch ``link_eval_negatives``):
+ROC-AUC and average precision of its positives against pooled negatives, and
+MRR / Hits@{1,3,10} of each positive ranked against its own
+:data:`.link_eval.RANKING_CANDIDATES` negatives (ties broken at random in
+expectation, :func:`.metrics.rank_metrics`), every epoch, the candidates scored
+with the model's ``score`` in one batched call. ``uniform`` (the paper) keeps
+the split's own negatives for AUC/AP, one per positive, never a true edge,
+fixed per seed; ``degree`` and ``hard`` draw degree-corrected or HeaRT-style
+hard ones, fixed per seed and shared by every model. Other switches
 (:mod:`netzbench.protocol`): the validation fraction (``link_split``),
 training negatives drawn once or every epoch (``link_negatives``), and the
 inputs of a featureless graph (``structural_features``).
+
+Each seed records its split design (``split``: redrawn per seed, with its
+numbers of training and test edges; a generated graph is redrawn with the
+seed too) and the leakage guard's verdict (``leakage``,
+:func:`.leakage.held_out_leaks` over the message-passing edges, the training
+negatives -- the fixed ones, or for fresh ones the held-out pairs the sampler
+could draw, none since it avoids every edge -- and the edges the structural
+features were computed from: degrees over every edge, under
+``structural_features: reference`` above :data:`IDENTITY_LIMIT` nodes, see
+the held-out ones). Series: ``{val,test}_{auc,ap,mrr,hits1,hits3,hits10}``,
+``test_constant`` and ``test_distinct`` (distinct test scores).
 """
 
 from __future__ import annotations
@@ -18,12 +37,18 @@ import torch.nn.functional as F
 from ..graphs.edges import undirected_pairs
 from ..graphs.features import IDENTITY_LIMIT, identity_features, log_degree_features, structural_features
 from ..models.heuristics import training_adjacency
+from ..protocol import BY_NAME
 from . import metrics as M
-from .fit import FitResult, Hyper, check_output, fit, is_constant, maybe_sparse, model_graph, num_nodes
+from .fit import (FitResult, Hyper, check_output, distinct_values, fit, is_constant, maybe_sparse, model_graph,
+                  num_nodes)
 from .heuristic import score_heuristic
+from .leakage import held_out_leaks, pair_ids
+from .link_eval import RANKING_CANDIDATES, held_out_sets
 from .splits import sample_negative_pairs, split_rng
 
 VAL_FRACTION = {"5_10": 0.05, "10_10": 0.10}
+#: pairs scored per call of a model's ``score`` (bounds the [pairs, hidden] temporaries)
+SCORE_CHUNK = 1 << 20
 
 
 @dataclass
@@ -72,28 +97,69 @@ def link_inputs(arrays: dict, split: EdgeSplit, protocol: dict) -> torch.Tensor:
     return torch.as_tensor(structural_features(n, split.train_pos))
 
 
+def feature_edges(arrays: dict, split: EdgeSplit, protocol: dict) -> np.ndarray | None:
+    """The pairs [2, e] the inputs of :func:`link_inputs` were computed from; None where no edge enters
+    them (the graph's own ``x``, one-hot identities)."""
+    if "x" in arrays:
+        return None
+    if protocol.get("structural_features") == "reference":
+        return undirected_pairs(arrays["edge_index"]) if split.num_nodes > IDENTITY_LIMIT else None
+    return split.train_pos
+
+
+def _leakage(arrays: dict, split: EdgeSplit, protocol: dict, train_negatives: np.ndarray | None,
+             trained: bool) -> list[str]:
+    """The guard's verdict for this seed (module docstring); a heuristic (``trained`` False) sees the
+    training graph only."""
+    n = split.num_nodes
+    held = pair_ids(np.concatenate([split.val_pos, split.test_pos], axis=1), n)
+    channels = {"message_passing": pair_ids(split.train_pos, n)}
+    if trained:
+        features = feature_edges(arrays, split, protocol)
+        channels["structural_features"] = None if features is None else pair_ids(features, n)
+        channels["train_negatives"] = (pair_ids(train_negatives, n) if train_negatives is not None
+                                       else np.setdiff1d(held, split.all_pair_ids))  # what fresh draws can hit
+    return held_out_leaks(held, **channels)
+
+
+def _score_pairs(model, z: torch.Tensor, pairs: torch.Tensor) -> torch.Tensor:
+    """``model.score`` of ``pairs`` [2, p], one call per :data:`SCORE_CHUNK` pairs (one for most tasks)."""
+    if pairs.shape[1] <= SCORE_CHUNK:
+        return model.score(z, pairs)
+    return torch.cat([model.score(z, pairs[:, i:i + SCORE_CHUNK]) for i in range(0, pairs.shape[1], SCORE_CHUNK)])
+
+
 def train_link_pred(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on_epoch=None,
                     protocol: dict | None = None) -> FitResult:
     protocol = protocol or {}
     n = num_nodes(arrays)
     split = random_edge_split(n, arrays["edge_index"], seed, val=VAL_FRACTION[protocol.get("link_split", "10_10")])
+    setting = protocol.get("link_eval_negatives", BY_NAME["link_eval_negatives"].strict)
+    held = held_out_sets(split, setting, seed, arrays.get("x"))
+    design = {"redrawn": True, "n_train": int(split.train_pos.shape[1]), "n_test": int(split.test_pos.shape[1])}
     x = link_inputs(arrays, split, protocol).to(device)
     tp = torch.as_tensor(split.train_pos, dtype=torch.long).to(device)
     mp_edges = torch.cat([tp, tp.flip(0)], dim=1)  # message passing only over training edges
     model = build(x.shape[1], hp.hidden_channels, hp.hidden_channels)
     if getattr(model, "heuristic", False):  # never trained: scored once from the training edges
-        return score_heuristic(model, training_adjacency(n, split.train_pos),
-                               {"val": (split.val_pos, split.val_neg, None),
-                                "test": (split.test_pos, split.test_neg, None)})
+        result = score_heuristic(model, training_adjacency(n, split.train_pos),
+                                 {name: (h.pos, h.neg, [(h.fixed, h.other)]) for name, h in held.items()})
+        result.split, result.leakage = design, _leakage(arrays, split, protocol, None, trained=False)
+        result.baseline["test_constant_mrr"] = M.chance_mrr(RANKING_CANDIDATES)
+        return result
     model = model.to(device)
     x = maybe_sparse(model, x)
     mp_edges = model_graph(model, mp_edges, n)
     neg_rng = split_rng(seed, "train_negatives")
-    eval_sets = {
-        name: (torch.as_tensor(np.concatenate([pos, neg], axis=1), dtype=torch.long).to(device),
-               torch.cat([torch.ones(pos.shape[1]), torch.zeros(neg.shape[1])]).to(device))
-        for name, pos, neg in (("val", split.val_pos, split.val_neg), ("test", split.test_pos, split.test_neg))
-    }
+    eval_sets = {}
+    for name, h in held.items():
+        m, cand = h.pos.shape[1], torch.as_tensor(h.candidate_pairs(), dtype=torch.long).to(device)
+        neg = h.neg if h.neg is not None else np.zeros((2, 0), dtype=np.int64)  # hard: the candidates pooled
+        pairs = torch.as_tensor(np.concatenate([h.pos, neg], axis=1), dtype=torch.long).to(device)
+        if h.neg is None:
+            pairs, cand = torch.cat([pairs, cand], dim=1), None
+        labels = torch.cat([torch.ones(m), torch.zeros(pairs.shape[1] - m)]).to(device)
+        eval_sets[name] = (pairs, labels, m, cand)
     n_pos = tp.shape[1]
     train_labels = torch.cat([torch.ones(n_pos), torch.zeros(n_pos)]).to(device)
     fixed = None
@@ -101,6 +167,7 @@ def train_link_pred(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on_
         taken = np.concatenate([split.all_pair_ids, split.val_neg[0] * n + split.val_neg[1],
                                 split.test_neg[0] * n + split.test_neg[1]])
         fixed = torch.as_tensor(sample_negative_pairs(n, taken, n_pos, neg_rng), dtype=torch.long).to(device)
+    leakage = _leakage(arrays, split, protocol, None if fixed is None else fixed.cpu().numpy(), trained=True)
 
     def step(_batch):
         neg = fixed if fixed is not None else \
@@ -113,13 +180,19 @@ def train_link_pred(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on_
     def evaluate():
         z = model(x, mp_edges)
         row = {}
-        for name, (pairs, labels) in eval_sets.items():
-            s = model.score(z, pairs)
+        for name, (pairs, labels, m, cand) in eval_sets.items():
+            s = _score_pairs(model, z, pairs)
+            check_output(s, (pairs.shape[1],), "one score per node pair: [num_pairs]")
             row.update(M.pair_metrics(name, s, labels))
+            ranked = s[m:] if cand is None else _score_pairs(model, z, cand)
+            check_output(ranked, (m * RANKING_CANDIDATES,), "one score per node pair: [num_pairs]")
+            row.update(M.rank_metrics(name, ranked.reshape(m, RANKING_CANDIDATES), s[:m]))
             if name == "test":
                 row["test_constant"] = is_constant(s)
+                row["test_distinct"] = distinct_values(s)
         return row
 
     result = fit(model, hp, step, evaluate, on_epoch)
-    result.baseline = {"test_constant_auc": 0.5}
+    result.baseline = {"test_constant_auc": 0.5, "test_constant_mrr": M.chance_mrr(RANKING_CANDIDATES)}
+    result.split, result.leakage = design, leakage
     return result

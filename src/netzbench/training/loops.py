@@ -14,7 +14,7 @@ stay in torch.
 | node_cls  | cross-entropy on train mask        | test_acc  | *_f1 (macro) |
 | graph_cls | cross-entropy (BCE multilabel)     | test_acc  | *_f1 (macro) |
 | graph_reg | L1 or MSE (``regression_loss``)    | test_mae  | *_rmse       |
-| link_pred | BCE on positive + negatives        | test_auc  | *_ap (+ *_mrr, *_hits{1,3,10} relational) |
+| link_pred | BCE on positive + negatives        | test_auc or test_mrr (``link_metric``) | *_ap, *_mrr, *_hits{1,3,10} |
 """
 
 from __future__ import annotations

@@ -7,7 +7,13 @@ r"""Evaluation metrics computed in torch (no host round-trips per epoch).
   given their average rank;
 - average precision :math:`\sum_k P(k)\,\Delta R(k)` over the ranked list, tie-aware (one
   threshold per distinct score: a constant scorer gets the positive rate, not 1.0);
-- filtered ranks of a true tail among candidate tails (ties counted half), for MRR and Hits@k;
+- the rank of a positive among its own candidates (:func:`tail_ranks`, ties counted half) and,
+  for MRR and Hits@k, their expectation when ties are broken uniformly at random
+  (:func:`rank_metrics`): with :math:`a` candidates above and :math:`t` tied, the rank is uniform on
+  :math:`a+1, \dots, a+t+1`, so :math:`E[1/R] = (H_{a+t+1} - H_a)/(t+1)` and
+  :math:`P(R \le k) = \min(1, \max(0, (k - a)/(t + 1)))`. A constant scorer against :math:`K`
+  candidates thus gets the chance values :math:`H_{K+1}/(K+1)` and :math:`k/(K+1)`, whatever
+  the order of its ties;
 - MAE and RMSE.
 
 Every metric refuses non-finite scores (:class:`NonFiniteScores`): a NaN
@@ -97,10 +103,30 @@ def average_precision(scores: torch.Tensor, labels: torch.Tensor) -> float:
     return (precision * recall_gain).sum().item()
 
 
-def tail_ranks(candidate_scores: torch.Tensor, true_scores: torch.Tensor) -> torch.Tensor:
-    """1-based rank of each true score among its row of candidate scores [m, k], ties counted half."""
+def _above_and_tied(candidate_scores: torch.Tensor, true_scores: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per row of ``candidate_scores`` [m, k]: how many candidates score above the true score, and how many tie it."""
     above = (candidate_scores > true_scores[:, None]).sum(1).double()
-    return 1 + above + 0.5 * (candidate_scores == true_scores[:, None]).sum(1).double()
+    return above, (candidate_scores == true_scores[:, None]).sum(1).double()
+
+
+def tail_ranks(candidate_scores: torch.Tensor, true_scores: torch.Tensor) -> torch.Tensor:
+    """1-based rank of each true score among its row of candidate scores [m, k], ties counted half: the
+    expected rank when ties are broken at random, ``(k + 2) / 2`` for a constant scorer."""
+    above, tied = _above_and_tied(candidate_scores, true_scores)
+    return 1 + above + 0.5 * tied
+
+
+def expected_reciprocal_rank(above: torch.Tensor, tied: torch.Tensor) -> torch.Tensor:
+    r""":math:`E[1/R]` for a rank uniform on :math:`a+1, \dots, a+t+1`: :math:`(H_{a+t+1} - H_a)/(t+1)`
+    (harmonic numbers through the digamma function, :math:`H_n = \psi(n+1) + \gamma`); exactly
+    :math:`1/(a+1)` without ties."""
+    block = torch.special.digamma(above + tied + 2) - torch.special.digamma(above + 1)
+    return torch.where(tied == 0, 1.0 / (above + 1), block / (tied + 1))
+
+
+def expected_hits(above: torch.Tensor, tied: torch.Tensor, k: int) -> torch.Tensor:
+    r""":math:`P(R \le k)` for a rank uniform on :math:`a+1, \dots, a+t+1`: :math:`\min(1, \max(0, (k-a)/(t+1)))`."""
+    return ((k - above) / (tied + 1)).clamp(0.0, 1.0)
 
 
 def pair_metrics(name: str, scores: torch.Tensor, labels: torch.Tensor) -> dict[str, float]:
@@ -108,13 +134,24 @@ def pair_metrics(name: str, scores: torch.Tensor, labels: torch.Tensor) -> dict[
     return {f"{name}_auc": roc_auc(scores, labels), f"{name}_ap": average_precision(scores, labels)}
 
 
+#: the cut-offs of the Hits@k series
+HITS_AT = (1, 3, 10)
+
+
+def chance_mrr(k: int) -> float:
+    """The MRR of a constant (or random) scorer against ``k`` candidates per positive: :math:`H_{k+1}/(k+1)`."""
+    return sum(1.0 / i for i in range(1, k + 2)) / (k + 1)
+
+
 def rank_metrics(name: str, candidate_scores: torch.Tensor, true_scores: torch.Tensor) -> dict[str, float]:
-    """``{name}_mrr`` and ``{name}_hits{1,3,10}`` of each true tail ranked among its candidates [m, k]."""
+    """``{name}_mrr`` and ``{name}_hits{1,3,10}``: each true score ranked among its own row of candidate
+    scores [m, k], ties broken at random in expectation (module docstring), averaged over the rows."""
     require_finite("MRR", candidate_scores)
-    rank = tail_ranks(candidate_scores, true_scores)
-    row = {f"{name}_mrr": (1.0 / rank).mean().item()}
-    for k in (1, 3, 10):
-        row[f"{name}_hits{k}"] = (rank <= k).double().mean().item()
+    require_finite("MRR", true_scores)
+    above, tied = _above_and_tied(candidate_scores, true_scores)
+    row = {f"{name}_mrr": expected_reciprocal_rank(above, tied).mean().item()}
+    for k in HITS_AT:
+        row[f"{name}_hits{k}"] = expected_hits(above, tied, k).mean().item()
     return row
 
 

@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 
 from . import metrics as M
-from .fit import FitResult, Hyper, check_output, features, fit, is_constant, maybe_sparse, model_graph
+from .fit import FitResult, Hyper, check_output, distinct_values, features, fit, is_constant, maybe_sparse, model_graph
 from .splits import random_node_split, stratified_node_split
 
 #: ``train.node_split``: public = the task's own split; random = per-seed 20/30-per-class splits for every task
@@ -30,6 +30,15 @@ def node_masks(task_split: str, arrays: dict, seed: int, node_split: str = "publ
     if task_split.startswith("stratified_per_seed"):
         return tuple(torch.as_tensor(m) for m in stratified_node_split(arrays["y"], seed))
     raise ValueError(f"unknown node split {task_split!r}")
+
+
+def split_redrawn(task_split: str, arrays: dict, node_split: str = "public") -> bool:
+    """Whether seeds train and test on different nodes (:func:`node_masks`): a per-seed split, or a
+    dataset's several mask columns (one per seed); one public mask is the same split for every seed."""
+    if node_split == "random" or task_split.startswith("stratified_per_seed"):
+        return True
+    mask = np.asarray(arrays["test_mask"])
+    return mask.ndim == 2 and mask.shape[1] > 1
 
 
 def majority_share(y: torch.Tensor) -> float:
@@ -59,9 +68,13 @@ def train_node_cls(build, arrays: dict, seed: int, hp: Hyper, split: str, device
             row[f"{name}_acc"] = M.accuracy(out[m], y[m])
             row[f"{name}_f1"] = M.macro_f1(out[m], y[m], num_classes)
         row["val_loss"] = float(F.cross_entropy(out[val_m], y[val_m])) if val_m.any() else float("nan")
-        row["test_constant"] = is_constant(out[test_m].argmax(-1))
+        predicted = out[test_m].argmax(-1)
+        row["test_constant"] = is_constant(predicted)
+        row["test_distinct"] = distinct_values(predicted)  # classes predicted: 1 iff test_constant
         return row
 
     result = fit(model, hp, step, evaluate, on_epoch)
     result.baseline = {"test_majority_acc": majority_share(y[test_m])}
+    result.split = {"redrawn": split_redrawn(split, arrays, hp.node_split), "n_train": int(train_m.sum()),
+                    "n_test": int(test_m.sum())}
     return result

@@ -3,12 +3,15 @@
 :func:`render_markdown` assembles, from the :class:`~netzbench.report.facts.ReportFacts`
 of one build and the parameters of the run:
 
-1. protocol (:mod:`.protocol`, after the title and warnings);
+0. what holds under every protocol: the claims below that hold under both protocols of the protocol
+   study, and those that depend on it (:mod:`.robustness`, after the title and warnings; unnumbered, so
+   the numbers below stay those of earlier reports);
+1. protocol (:mod:`.protocol`);
 2. results per task (the paper's Table 3 layout: mean ± CI, best per row, CI
    overlap with the winner; the baselines' block and, per task, whether the
-   best GNN beats the best baseline, :mod:`.baselines`), 3. significant differences, 4. node
-   classification, paired t and Wilcoxon side by side (Table 2 layout)
-   (:mod:`.per_task`);
+   best GNN beats the best baseline, :mod:`.baselines`), 3. significant differences, 4. paired t and
+   Wilcoxon side by side: where they disagree, in every family, and node classification in the paper's
+   Table 2 layout (:mod:`.per_task`);
 5. across tasks: Friedman (textbook and tie-corrected), CD diagram (Figure 3)
    with a plain-language reading, Nemenyi and Wilcoxon–Holm post-hoc tests
    side by side, the Bayesian comparison in words (:mod:`.comparisons`),
@@ -30,16 +33,17 @@ from .across_tasks import across_tasks
 from .bookkeeping import candidate, compute_cost, files, missing_cells
 from .evidence import equivalence, power_floor
 from .paper_comparison import paper_comparison, protocol_study
-from .per_task import node_classification, results_per_task, significant_differences
+from .per_task import paired_tests, results_per_task, significant_differences
 from .protocol import header, protocol
+from .robustness import robustness
 
 __all__ = ["render_markdown"]
 
 
 def render_markdown(facts: ReportFacts, params: dict) -> str:
     """The whole REPORT.md text (see the module docstring)."""
-    sections = [header(facts), protocol(facts, params), results_per_task(facts), significant_differences(facts),
-                node_classification(facts), across_tasks(facts), power_floor(facts), equivalence(facts),
-                candidate(facts), missing_cells(facts), compute_cost(facts), paper_comparison(facts),
-                protocol_study(facts), files()]
+    sections = [header(facts), robustness(facts), protocol(facts, params), results_per_task(facts),
+                significant_differences(facts), paired_tests(facts), across_tasks(facts), power_floor(facts),
+                equivalence(facts), candidate(facts), missing_cells(facts), compute_cost(facts),
+                paper_comparison(facts), protocol_study(facts), files()]
     return "\n".join(line for section in sections for line in section)

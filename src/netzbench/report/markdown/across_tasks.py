@@ -10,6 +10,8 @@ from ..facts import ReportFacts
 from ..formatting import number, p_value
 from ..paper import figure3_models, load_paper_table
 from .comparisons import bayesian, posthoc_tables
+from .flags import WORDS
+from .robustness import dependent, legend, mark
 from .text import label, names, table
 
 _DIAGRAM_SCOPE = ("What the diagram shows: where each model sits on the mean-rank axis (lower is better; per-task "
@@ -63,6 +65,14 @@ def _scope(facts: ReportFacts) -> list[str]:
                  + "; ".join(f"`{c['task']}` {c['model']}" for c in ranked) + ". A rank earned by predicting one "
                  "class or one score says nothing about the architecture on that task; read the ranks with "
                  "that in mind.")
+        L.append("")
+    flagged = [(c["task"], c["model"], kind) for kind, rows in (("degenerate", facts.degenerate),
+                                                               ("leakage", facts.leakage))
+               for c in rows if c["task"] in fr["tasks"] and c["model"] in fr["models"]]
+    if flagged:
+        L.append("**Flagged cells in the ranks** (section 2's list): "
+                 + "; ".join(f"`{t}` {m} ({WORDS[k]})" for t, m, k in flagged) + ". Their ranks rest on a metric "
+                 "that did not move or ranked ties, or on a score that saw held-out edges.")
         L.append("")
     return L
 
@@ -126,20 +136,23 @@ def _friedman(facts: ReportFacts) -> list[str]:
     """Mean ranks, the Friedman / Iman–Davenport tests, the CD, the reading and the diagram."""
     fr, alpha = facts.friedman, facts.report.alpha
     ranks = ", ".join(f"{m} {r:.2f}" for m, r in sorted(fr["mean_ranks"].items(), key=lambda kv: kv[1]))
-    L = [f"Mean ranks over N = {fr['n_tasks']} tasks and k = {fr['k']} models (1 = best): {ranks}.", ""]
+    moved = dependent(facts, "mean_rank_order")  # order relations that do not hold under every protocol
+    L = [f"Mean ranks over N = {fr['n_tasks']} tasks and k = {fr['k']} models (1 = best): {ranks}."
+         + (f" Order relations that depend on the protocol: {', '.join(moved)}." if moved else ""), ""]
     if fr["k"] == 2:  # the F correction is a t test on the win signs: infinite when one model wins every task
         iman = ("Iman–Davenport not reported at k = 2 (with two models the Friedman test is the sign test "
                 "over tasks)")
     else:
         iman = f"Iman–Davenport F = {number(fr['iman_davenport_f'])}, p = {p_value(fr['iman_davenport_p'])}"
         iman += f" ({fr['friedman_note']})" if fr.get("friedman_note") else ""
-    L.append(f"Friedman χ²({fr['df']}) = {fr['chi2']:.3f}, p = {p_value(fr['p_value'])}; {iman}. Nemenyi critical "
+    L.append(f"Friedman χ²({fr['df']}) = {fr['chi2']:.3f}, p = {p_value(fr['p_value'])}{mark(facts, 'friedman')}; "
+             f"{iman}. Nemenyi critical "
              f"difference at α = {alpha:g}: CD = {fr['cd']:.3f} (k = {fr['k']}, N = {fr['n_tasks']}). Largest "
              f"mean-rank gap: {fr['max_gap']:.2f}." + _ties(fr))
     reading = _reading(fr, alpha) if facts.report.posthoc_method == "nemenyi" else _wilcoxon_reading(facts)
     scope = _DIAGRAM_SCOPE if facts.report.posthoc_method == "nemenyi" else _DIAGRAM_SCOPE.replace(
         "how long a gap must be to count (the CD bar, fixed by k and N alone), and ", "")
-    L += ["", reading, "", scope]
+    L += [""] + legend(facts, L) + [reading, "", scope]
     if fr["n_for_observed_gap"] and fr["max_gap"] < fr["cd"]:
         L.append("")
         L.append(f"The largest observed gap ({fr['max_gap']:.2f}) would become significant at about "

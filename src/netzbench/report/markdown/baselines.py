@@ -7,6 +7,9 @@ from ..facts import ReportFacts
 from ..formatting import p_value
 from ..series import metric_label
 from ..within_task import TEST_NAMES
+from .flags import caveat
+from .robustness import legend as protocol_legend
+from .robustness import mark as protocol_mark
 from .text import arrow, label, names, table
 
 #: what each baseline kind is, in words
@@ -48,7 +51,7 @@ def baseline_section(facts: ReportFacts, cell_texts) -> list[str]:
         rows = [[f"`{t}`", f"{metric_label(report.task_info[t].metric)} {arrow(report.task_info[t].direction)}"]
                 + cell_texts(facts, t, baselines) for t in report.tasks]
         L += table(["task", "metric"] + [label(report, m) for m in baselines], rows, "ll" + "r" * len(baselines))
-        L += ["", "**Bold**: the best baseline in the row; † and ‡ as above.", ""]
+        L += ["", "**Bold**: the best baseline in the row; †, ‡, ≡ and ⊗ as above.", ""]
     return L + _verdicts(facts)
 
 
@@ -60,7 +63,8 @@ def _by_kind(models: list[str], kinds: dict[str, str]) -> dict[str, list[str]]:
 
 
 def _verdicts(facts: ReportFacts) -> list[str]:
-    """Per task: best GNN, best baseline, their difference, the Holm p and the verdict; then the
+    """Per task: best GNN, best baseline, their difference, the Holm p and the verdict, with the flags of
+    either compared cell beside it (a verdict on a flagged cell is not a verdict on the models); then the
     tasks that do not reward structure."""
     report = facts.report
     rows, no_structure, structure, beaten = [], [], [], []
@@ -72,7 +76,9 @@ def _verdicts(facts: ReportFacts) -> list[str]:
             continue
         rows.append([f"`{r['task']}`", f"{label(report, r['best_gnn'])} ({r['gnn_mean']:.3f})",
                      f"{label(report, r['best_baseline'])} ({r['baseline_mean']:.3f})", f"{r['mean_diff']:+.4f}",
-                     p_value(r["p_holm"]) + (" ⁰" if r["degenerate"] else ""), VERDICT_TEXT[r["verdict"]]])
+                     p_value(r["p_holm"]) + (" ⁰" if r["degenerate"] else ""),
+                     VERDICT_TEXT[r["verdict"]] + _mark(facts, "gnn_vs_baseline", r)
+                     + caveat(facts, r["task"], [r["best_gnn"], r["best_baseline"]])])
         if r["verdict"] == "baseline_better":
             beaten.append(r)
         if r["rewards_structure"] is False:
@@ -85,19 +91,50 @@ def _verdicts(facts: ReportFacts) -> list[str]:
     L += ["", f"Best = highest seed mean under the task's metric direction (lowest for MAE). One "
           f"{TEST_NAMES[report.pairwise_method]} test over seed-aligned values per task (`report.pairwise_method`); "
           "where the best baseline is not structure-free but a structure-free one has results, the best GNN is "
-          "also tested against the best structure-free baseline, and the task's two p-values are Holm-adjusted "
-          f"together; α = {report.alpha:g}. **yes**: the best GNN is significantly better."
+          "also tested against the best structure-free baseline; where a structure-only baseline (a link "
+          "heuristic: the graph alone) and a structure-free one (the features alone) have results, the best of "
+          "each are tested against each other; the task's two or three p-values are Holm-adjusted together; "
+          f"α = {report.alpha:g}. **yes**: the best GNN is significantly better. *flagged*: a compared "
+          "cell is collapsed, degenerate or sees held-out edges (section 2's list), so the verdict does not "
+          "compare the models as they generalise."
           + (" ⁰: zero spread of the paired differences (exact sign test)." if any(
               r["degenerate"] for r in facts.baseline_comparison) else ""), ""]
     for r in beaten:
         kind = KIND_NAMES.get(r["baseline_kind"], r["baseline_kind"]).split(" (")[0]
         L.append(f"- `{r['task']}`: the best baseline ({r['best_baseline']}, {kind}) is significantly better than "
-                 f"the best GNN ({r['best_gnn']}).")
+                 f"the best GNN ({r['best_gnn']})" + _mark(facts, "gnn_vs_baseline", r)
+                 + caveat(facts, r["task"], [r["best_gnn"], r["best_baseline"]]) + ".")
     for r in no_structure:
-        L.append(f"- `{r['task']}`: the best GNN ({r['best_gnn']}) does not beat the structure-free "
-                 f"{r['structure_free']} significantly (p_Holm = {p_value(r['structure_p_holm'])}): **the task does "
-                 "not reward structure** at this number of seeds.")
+        L.append(_structure_sentence(r) + _mark(facts, "gnn_vs_structure_free", r)
+                 + caveat(facts, r["task"], [r["best_gnn"], r["structure_free"]]) + ".")
     if structure:
         L.append("- The GNNs beat the structure-free baseline significantly on "
-                 + ", ".join(f"`{r['task']}` ({r['best_gnn']} vs {r['structure_free']})" for r in structure) + ".")
-    return L + ([""] if no_structure or structure or beaten else [])
+                 + ", ".join(f"`{r['task']}` ({r['best_gnn']} vs {r['structure_free']}"
+                             f"{_mark(facts, 'gnn_vs_structure_free', r)}"
+                             f"{caveat(facts, r['task'], [r['best_gnn'], r['structure_free']], inside=True)})"
+                             for r in structure)
+                 + ".")
+    return L + ([""] if no_structure or structure or beaten else []) + protocol_legend(facts, L)
+
+
+def _structure_sentence(r: dict) -> str:
+    """Why the best GNN of row ``r`` does not beat the structure-free baseline, in the direction the test
+    found, and whether the task rewards structure all the same (a structure-only baseline beats it)."""
+    t, g, free, only = r["task"], r["best_gnn"], r["structure_free"], r["structure_only"]
+    p = p_value(r["structure_p_holm"])
+    head = (f"- `{t}`: the structure-free {free} is significantly better than the best GNN ({g}; p_Holm = {p})"
+            if r["structure_free_better"] else
+            f"- `{t}`: the best GNN ({g}) does not beat the structure-free {free} significantly (p_Holm = {p})")
+    if r["structure_only_beats_free"]:
+        return (head + f", but the structure-only {only} beats {free} (p_Holm = "
+                f"{p_value(r['structure_only_p_holm'])}): the task rewards structure, **the GNNs do not use it**")
+    tail = (f", and the structure-only {only} does not beat {free} significantly either (p_Holm = "
+            f"{p_value(r['structure_only_p_holm'])})") if only else ""
+    return head + tail + ": **the task does not reward structure** at this number of seeds"
+
+
+def _mark(facts: ReportFacts, kind: str, r: dict) -> str:
+    """⚑/⚐ when the verdict (``gnn_vs_baseline``) or the best GNN against the structure-free baseline
+    (``gnn_vs_structure_free``) of baseline comparison row ``r`` depends on the protocol (:mod:`.robustness`)."""
+    other = r["best_baseline"] if kind == "gnn_vs_baseline" else r["structure_free"]
+    return protocol_mark(facts, kind, r["task"], r["best_gnn"], other)

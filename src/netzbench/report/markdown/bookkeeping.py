@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..facts import ReportFacts
 from ..formatting import number
 from ..within_task import TEST_NAMES
+from .robustness import dependent, legend
 from .text import duration, label, table
 
 
@@ -19,6 +20,9 @@ def candidate(facts: ReportFacts) -> list[str]:
                  f"{cand['losses']} significant losses, {cand['ties']} not significant (Holm-corrected {pw_name} "
                  "tests within each task).")
         L.append("")
+        moved = dependent(facts, "candidate")
+        if moved:
+            L += [f"Wins and losses that depend on the protocol: {'; '.join(moved)}.", ""] + legend(facts, moved)
         return L
     return ["## 8. Candidate", "", "No candidate model in this run (`model: null` in params.yaml).", ""]
 
@@ -97,6 +101,7 @@ def files() -> list[str]:
             "Wilcoxon–Holm), Bayesian signed-rank and correlated t-tests",
             "- `plots/critical_difference.png|svg`, `plots/mean_ranks.csv|png`, `plots/dashboard.png`, "
             "`plots/forest.png`, `plots/pairwise.png`, `plots/learning_curves.png` — figures",
-            "- `metrics/report.json` — headline numbers for `dvc metrics show` / `dvc exp show`",
+            "- `metrics/report.json` — headline numbers for `dvc metrics show` / `dvc exp show`, and `conclusions`: "
+            "every claim of this report with the protocol variants it holds and fails under",
             "- `reports/protocol_study.json`, `reports/strict/` — the protocol study and the strict protocol's "
             "report (`netzbench protocols`)", ""]

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import math
 
-from ..comparisons import POSTHOC_NAMES
+from ..comparisons import DESIGNS, POSTHOC_NAMES, PROBABLE
 from ..facts import ReportFacts
 from ..formatting import number, p_value
 from .text import label, table
-
-#: P(region) at or above which the Bayesian reading calls a region "probable"
-PROBABLE = 0.95
 
 
 def posthoc_tables(facts: ReportFacts) -> list[str]:
@@ -78,7 +75,7 @@ def bayesian(facts: ReportFacts) -> list[str]:
                  "the same per-task scores as the ranks, with a region of practical equivalence (ROPE) of "
                  f"{rope}. Instead of a p-value it gives the probability that each model is better, and that the "
                  f"two are practically equivalent; like the Wilcoxon test it pools the differences of all tasks, "
-                 "treating them as comparable. Monte Carlo: {bayes['n_samples']} posterior samples, seed "
+                 f"treating them as comparable. Monte Carlo: {bayes['n_samples']:,} posterior samples, seed "
                  f"{bayes['seed']} (reproducible; Monte-Carlo error ≤ {0.5 / math.sqrt(bayes['n_samples']):.3f}).")
         L.append("")
         rows = [[f"{label(facts.report, r['model_a'])} vs. {label(facts.report, r['model_b'])}",
@@ -88,17 +85,44 @@ def bayesian(facts: ReportFacts) -> list[str]:
         L += ["", f"A region reached with probability ≥ {PROBABLE:.2f} is called probable; the rest is undecided. "
               "Use this when the question is \"how likely is a practically relevant difference\" rather than "
               "\"can equality be rejected\": unlike a p-value it can conclude practical equivalence.", ""]
-    per_task = [r for r in bayes["per_task"] if math.isfinite(r["p_rope"])]
-    if per_task:
-        n_a = sum(max(r["p_a_better"], r["p_b_better"]) >= PROBABLE for r in per_task)
-        n_eq = sum(r["p_rope"] >= PROBABLE for r in per_task)
-        rho = bayes["rho"]
-        L.append(f"Per task, the Bayesian correlated t-test over the seeds (Corani & Benavoli 2015; correlation ρ = "
-                 f"{number(rho, 2) if not isinstance(rho, dict) else 'per task'}: seeds on one split are "
-                 "independent repetitions, so the posterior of the mean difference is the paired t test's; ρ > 0 "
-                 "would widen it for splits redrawn per seed) with each task's margin as ROPE: of "
-                 f"{len(per_task)} comparisons, {n_a} have one model better with probability ≥ {PROBABLE:.2f}, and "
-                 f"in {n_eq} the two are practically equivalent with probability ≥ {PROBABLE:.2f}. Every comparison: "
-                 "`reports/bayesian.csv`.")
+    counts = bayes["per_task_counts"]
+    if counts["comparisons"]:
+        L.append("Per task, the Bayesian correlated t-test over the seeds (Corani & Benavoli 2015) with each task's "
+                 f"margin as ROPE: of {counts['comparisons']} comparisons, {counts['one_better']} have one model "
+                 f"better with probability ≥ {PROBABLE:.2f}, and in {counts['equivalent']} the two are practically "
+                 f"equivalent with probability ≥ {PROBABLE:.2f}. {_rho_text(bayes)} Every comparison: "
+                 "`reports/bayesian.csv` (column `rho`).")
         L.append("")
+        L += _design_table(facts)
+    return L
+
+
+def _rho_text(bayes: dict) -> str:
+    if bayes["split_design"] is None:
+        rho = bayes["rho"]
+        return (f"The correlation of the seeds is ρ = {number(float(rho), 2)}, as given." if not isinstance(rho, dict)
+                else "The correlation of the seeds is given per task.")
+    return ("The correlation ρ of a task's seeds comes from its split design (below): seeds that redraw the split "
+            "of the same data overlap their training sets, so their differences are correlated, and ρ = n_test / "
+            "(n_train + n_test) gives Nadeau & Bengio's variance correction 1/n + n_test/n_train; seeds on one "
+            "fixed split, or on new data generated per seed, are independent repetitions (ρ = 0: the paired t "
+            "test's posterior; on a fixed split, about the mean difference on that split's test set).")
+
+
+def _design_table(facts: ReportFacts) -> list[str]:
+    """The split design and ρ of each task with per-task comparisons, and the tasks without a recorded design."""
+    bayes = facts.bayesian
+    design = bayes["split_design"]
+    tasks = list(dict.fromkeys(r["task"] for r in bayes["per_task"] if math.isfinite(r["p_rope"])))
+    if design is None or not tasks:
+        return []
+    rows = [[f"`{t}`", DESIGNS[design[t]["design"]] + (f" ({design[t]['note']})" if design[t]["note"] else ""),
+             number(design[t]["n_train"]), number(design[t]["n_test"]), number(design[t]["rho"], 3)]
+            for t in tasks if t in design]
+    L = table(["task", "split design (run records)", "n_train", "n_test", "ρ"], rows, "llrrr") + [""]
+    unknown = [t for t in tasks if design.get(t, {}).get("design", "not_recorded") == "not_recorded"]
+    if unknown:
+        L += ["No split design recorded for " + ", ".join(f"`{t}`" for t in unknown) + " (run records written "
+              "before seeds recorded it): ρ = 0 there, which is too narrow a posterior if the split was redrawn "
+              "per seed.", ""]
     return L

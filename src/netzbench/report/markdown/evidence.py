@@ -13,6 +13,12 @@ from ..within_task import TEST_NAMES
 from .text import table
 
 
+def _median(counts: list[int]) -> str:
+    """The median of whole numbers as written: an even count's median may end in .5 (87.5, never 87)."""
+    m = statistics.median(counts)
+    return str(int(m)) if m == int(m) else f"{m:.1f}"
+
+
 def power_floor(facts: ReportFacts) -> list[str]:
     """Section 6: per task the MDE of the paired t test, detectable pairs, seeds needed, the Wilcoxon floor."""
     report, present, power = facts.report, facts.present, facts.power
@@ -29,7 +35,7 @@ def power_floor(facts: ReportFacts) -> list[str]:
         rows.append([f"`{t}`", len(pr), s_text,
                      number(statistics.median(mdes), 4) if mdes else "n/a",
                      f"{number(min(mdes), 4)}–{number(max(mdes), 4)}" if mdes else "n/a",
-                     f"{det}/{len(pr)}", str(int(statistics.median(need))) if need else "n/a",
+                     f"{det}/{len(pr)}", _median(need) if need else "n/a",
                      p_value(fl["p_min"]), p_value(fl["p_min_holm"]) + (" ✓" if fl["reachable"] else " ✗")])
     if rows:
         L += table(["task", "pairs", "S", "median MDE", "MDE range", "detectable", "median S for 0.01",

@@ -7,7 +7,10 @@ import math
 
 from ...protocol import BY_NAME
 from ..facts import ReportFacts
+from ..formatting import number
+from ..paper import Z_BOUND
 from ..reproduction import explain
+from ..series import metric_label
 from .text import interval_name, label, table
 
 #: differences from the reference implementation that the paper protocol keeps by construction
@@ -24,6 +27,10 @@ BY_CONSTRUCTION = (
 )
 
 
+def _yes(v: bool | None) -> str:
+    return {True: "yes", False: "**no**", None: "n/a"}[v]
+
+
 def _iv(iv: dict | None) -> str:
     if not iv or not math.isfinite(iv["mean"]):
         return "n/a"
@@ -32,10 +39,10 @@ def _iv(iv: dict | None) -> str:
 
 def paper_comparison(facts: ReportFacts) -> list[str]:
     """Section 11: paper, reference-here and our interval per shared cell, overlaps, and measured causes."""
-    report, present = facts.report, facts.present
+    report = facts.report
     ci_name = interval_name(report)
     L = ["## 11. Comparison with the paper's Table 3", ""]
-    comp = [c for c in facts.reproduction if c["task"] in present]
+    comp = facts.paper_rows
     if not comp:
         return L + ["No task of this run appears in the paper's Table 3 (or the quoted table is not installed).", ""]
     tasks_cmp = sorted({c["task"] for c in comp}, key=report.tasks.index)
@@ -52,17 +59,26 @@ def paper_comparison(facts: ReportFacts) -> list[str]:
     L.append("")
     rows = []
     for c in comp:
-        ov = {True: "yes", False: "**no**", None: "n/a"}[c["overlap"]]
         ours = {"mean": c["ours_mean"], "h": c["ours_h"]}
         rows.append([f"`{c['task']}`", label(facts.report, c["model"]), f"{c['paper_mean']:.3f} ± {c['paper_h']:.3f}"]
                     + ([_iv(c["reference"])] if with_ref else [])
-                    + [_iv(ours), f"{c['diff']:+.3f}" if math.isfinite(c["diff"]) else "n/a", ov])
+                    + [_iv(ours), f"{c['diff']:+.3f}" if math.isfinite(c["diff"]) else "n/a",
+                       _yes(c["overlap"]), _yes(c["inside"]),
+                       number(c["z"], 2) + (" ✗" if c["z_ok"] is False else ""), _yes(c["strict"])])
     L += table(["task", "model", "paper"] + (["reference here"] if with_ref else [])
-               + ["ours", "ours − paper", "CIs overlap"], rows, "llr" + ("r" if with_ref else "") + "rrc")
+               + ["ours", "ours − paper", "CIs overlap", "paper inside ours", "\\|Δ\\| / SE", "strict"], rows,
+               "llr" + ("r" if with_ref else "") + "rrccrc")
     L.append("")
     n = facts.paper_overlap
-    L.append(f"The intervals overlap in **{n['overlapping']} of {n['compared']}** comparable cells. Overlap is a "
-             "coarse consistency check, not a test.")
+    bound = f"\\|Δ\\| / SE ≤ {Z_BOUND}"
+    L.append(f"The intervals overlap in **{n['overlapping']} of {n['compared']}** comparable cells; under the "
+             f"stricter criterion, the paper's mean inside our interval **and** {bound} (Δ = ours − paper, SE = "
+             "√(SE_ours² + SE_paper²), each side's standard error of the mean: ours s/√n, the paper's its "
+             f"half-width / t(0.975, 9) over its 10 seeds), **{n['strict']} of {n['compared']}** agree (the "
+             f"paper's mean inside ours: {n['inside']}; {bound}: {n['z']}). "
+             "Overlap is a coarse consistency check, not a test: two 95 % intervals can overlap while a z test of "
+             "the two means rejects equality; the stricter criterion is that test, plus our interval covering the "
+             "paper's mean.")
     L.append("")
     missed = [c for c in comp if c["overlap"] is False]
     if missed:
@@ -101,8 +117,9 @@ def protocol_study(facts: ReportFacts) -> list[str]:
                  f"on those seeds; `strict` and the paper means use all seeds {seeds_all}.")
     L.append("Each row trains the task under the paper protocol with **one** switch set to its strict value "
              "(`strict`: all of them), same seeds, same code, and gives each model's mean change against the paper "
-             "protocol (in the task's metric; a lower MAE is better) and the models' order when it changes "
-             "(best first). The switches are defined in `src/netzbench/protocol.py`; the strict protocol's whole "
+             "protocol (in the task's metric; a lower MAE is better; a row headlined by another metric, a link "
+             "task's MRR under `strict` or `link_metric`, gives its means instead) and the models' order when it "
+             "changes (best first). The switches are defined in `src/netzbench/protocol.py`; the strict protocol's whole "
              "report is in `reports/strict/REPORT.md`." + fewer)
     L.append("")
     rows = []
@@ -119,8 +136,13 @@ def protocol_study(facts: ReportFacts) -> list[str]:
                 continue
             switch, _, value = name.partition("=")
             variant_name = f"{switch} → {value}" if value else name
-            rows.append(["", variant_name] + [f"{variant['delta'][m]:+.3f}" if m in variant["delta"] else ""
-                                       for m in models] + [_order_change(variant, paper)])
+            if variant.get("same_metric", True):
+                cells = [f"{variant['delta'][m]:+.3f}" if m in variant["delta"] else "" for m in models]
+            else:  # another headline (MRR for a link task): its means, not a change
+                variant_name += f" ({metric_label(variant['metric'])} means)"
+                cells = [f"{variant['means'][m]:.3f}" if m in variant["means"] and math.isfinite(variant["means"][m])
+                         else "" for m in models]
+            rows.append(["", variant_name] + cells + [_order_change(variant, paper)])
     L += table(["task", "variant", *(label(facts.report, m) for m in models), "ranking"], rows,
                "ll" + "r" * len(models) + "l")
     L.append("")

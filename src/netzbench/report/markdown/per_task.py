@@ -1,5 +1,6 @@
 """REPORT.md sections 2-4: results per task, its significant differences, and the paired t and
-Wilcoxon tests side by side on node classification (the paper's Tables 3 and 2)."""
+Wilcoxon tests side by side: where they disagree in every family, and node classification in the paper's
+Table 2 layout (the paper's Tables 3 and 2)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ from ..formatting import number, p_value
 from ..series import metric_label
 from ..within_task import TEST_NAMES
 from .baselines import baseline_section, ranked_columns
+from .flags import LEGEND, flag_list, marks
+from .robustness import legend as protocol_legend
+from .robustness import mark as protocol_mark
 from .text import arrow, cell_text, interval_name, label, overlaps, table, winners
 
 
@@ -18,29 +22,27 @@ BASELINE_NAMES = {"test_majority_acc": "majority class", "test_constant_auc": "c
 
 def cell_texts(facts: ReportFacts, task: str, models: list[str]) -> list[str]:
     """One task's cells of ``models``: mean ± CI, the best of them in bold, † where a CI overlaps the
-    best one's, ‡ when collapsed."""
+    best one's, then the cell's flags (‡ collapsed, ≡ degenerate, ⊗ sees held-out edges; :mod:`.flags`)."""
     report = facts.report
-    collapsed = {(c["task"], c["model"]) for c in facts.collapsed}
     cells = {m: r for m, r in facts.nested.get(task, {}).items() if m in models}
     win = winners(report.task_info[task].direction, cells)
     out = []
     for m in models:
         r = cells.get(m)
         text = cell_text(r, report.cell_status(task, m), len(report.seeds))
-        if r is not None and m in win:
-            text = f"**{text}**"
+        if r is not None and m in win:  # the best-model claim, ⚑/⚐ when it depends on the protocol
+            text = f"**{text}**" + protocol_mark(facts, "best_model", task, *[x for x in models if x in win])
         elif r is not None and r["n_seeds"] > 0 and any(overlaps(r, cells[w]) for w in win):
             text += " †"
-        if (task, m) in collapsed:
-            text += " ‡"
-        out.append(text)
+        out.append(text + (marks(facts, task, m) if r is not None and r["n_seeds"] > 0 else ""))
     return out
 
 
 def results_per_task(facts: ReportFacts) -> list[str]:
     """Section 2: mean ± CI per cell, best per row in bold, † where a CI overlaps the best one,
-    the constant predictor's score per task and ‡ on collapsed cells; the baselines' block and,
-    per task, the best GNN against the best baseline."""
+    the constant predictor's score per task and the flags of collapsed, degenerate and leaking cells
+    (listed with their reasons under the table); the baselines' block and, per task, the best GNN against
+    the best baseline."""
     report, nested = facts.report, facts.nested
     ci_name = interval_name(report)
     models, headers = ranked_columns(facts)
@@ -56,11 +58,10 @@ def results_per_task(facts: ReportFacts) -> list[str]:
     L += table(["category", "task", "kind", "metric", "constant predictor"] + headers, rows,
                "lllll" + "r" * len(models))
     clipped = [r for cells in nested.values() for r in cells.values() if r.get("clipped")]
-    L += ["", "**Bold**: best mean in the row. †: the cell's confidence interval overlaps the best cell's "
+    L += [""] + protocol_legend(facts, [c for row in rows for c in row])
+    L += ["**Bold**: best mean in the row. †: the cell's confidence interval overlaps the best cell's "
           "interval (a coarse indication that the two are not clearly separated at this number of seeds; the "
-          "paired tests below are the actual comparison). ‡: **collapsed**, the model's test predictions were "
-          "one constant (a single class, or one score for every pair) at the reported epoch in most seeds, so "
-          "the cell measures the constant predictor, not the model. *Constant predictor*: what always "
+          f"paired tests below are the actual comparison). {LEGEND} *Constant predictor*: what always "
           "predicting the majority test class (accuracy), one score (ROC-AUC) or the training mean (MAE) "
           "scores, averaged over the seeds' test sets. n/a (incompatible): the architecture does not serve the "
           "task. Compare cells within a row only: metrics differ between rows."
@@ -70,9 +71,7 @@ def results_per_task(facts: ReportFacts) -> list[str]:
         L += [f"§: the {ci_name} interval left the metric's range (e.g. above 1 for accuracy or ROC-AUC) and is "
               "shown as [lo, hi] clipped to it (" + "; ".join(f"`{r['task']}` {r['model']}" for r in clipped) +
               "); the unclipped half-width is in `reports/summary.csv` (column `clipped` flags these cells).", ""]
-    if facts.collapsed:
-        L += ["Collapsed cells: " + "; ".join(f"`{c['task']}` {c['model']} ({c['n_constant']} of {c['n_seeds']} "
-                                             "seeds constant)" for c in facts.collapsed) + ".", ""]
+    L += flag_list(facts)
     L += baseline_section(facts, cell_texts)
     L += ["Figures: `plots/dashboard.png` (one panel per research category, as the paper's Figure 2), "
           "`plots/forest.png` (per task, mean and CI per model), `plots/learning_curves.png` (mean ± t-CI per "
@@ -106,12 +105,15 @@ def significant_differences(facts: ReportFacts) -> list[str]:
             gain = abs(r["mean_diff"])
             dropped = f" (dropped seeds {', '.join(map(str, r['dropped_seeds']))})" if r["dropped_seeds"] else ""
             mark = " ⁰" if r.get("degenerate") else ""
-            rows.append([f"`{r['task']}`", f"**{label(report, r['better'])}**", label(report, worse), f"{gain:.4f}",
+            better = f"**{label(report, r['better'])}**" + protocol_mark(facts, "significant_pair", r["task"],
+                                                                          r["better"], worse)
+            rows.append([f"`{r['task']}`", better, label(report, worse), f"{gain:.4f}",
                          number(abs(r["cohens_dz"]), 2), p_value(r["p_raw"]) + mark, p_value(r["p_holm"]),
                          f"{r['n_seeds']}{dropped}"])
         L += table(["task", "better", "worse", "\\|Δμ\\|", "\\|d_z\\|", "p (raw)", "p (Holm)", "seeds"], rows,
                    "lllrrrrl")
         L.append("")
+        L += protocol_legend(facts, [row[1] for row in rows])
     L += ["The \\|Δμ\\| column is the absolute mean paired difference in metric units; d_z = Δμ / σ_d is Cohen's "
           "effect size "
           "of the paired differences. Full tables: `reports/pairwise_t.csv`, `reports/pairwise_wilcoxon.csv`, "
@@ -123,32 +125,56 @@ def _pair_name(r: dict) -> str:
     return f"`{r['task']}` {r['model_a']}–{r['model_b']}"
 
 
-def node_classification(facts: ReportFacts) -> list[str]:
-    """Section 4: paired t and Wilcoxon decisions of every node-classification comparison, and their agreement."""
-    report, present = facts.report, facts.present
-    node_tasks = [t for t in present if report.task_info[t].family == "node_cls"]
-    L = ["## 4. Node classification: paired t and Wilcoxon side by side", ""]
-    if node_tasks:
-        t_rows = {(r["task"], r["model_a"], r["model_b"]): r for r in facts.pairwise["t"]}
-        w_rows = {(r["task"], r["model_a"], r["model_b"]): r for r in facts.pairwise["wilcoxon"]}
-        rows, agree, total = [], 0, 0
-        for key, rt in t_rows.items():
-            if key[0] not in node_tasks:
-                continue
-            rw = w_rows[key]
-            same = rt["significant"] == rw["significant"]
-            total += 1
-            agree += same
-            rows.append([f"`{key[0]}`", f"{label(report, key[1])} vs. {label(report, key[2])}",
-                         f"{rt['mean_diff']:+.3f}",
-                         p_value(rt["p_holm"]) + ("*" if rt["significant"] else ""),
-                         p_value(rw["p_holm"]) + ("*" if rw["significant"] else ""), "✓" if same else "✗"])
-        L += table(["task", "comparison", "Δμ", "p_Holm (t)", "p_Holm (Wilcoxon)", "agree"], rows, "llrrrc")
-        L.append("")
-        L.append(f"Δμ = mean(first − second); * marks p_Holm < {report.alpha:g}. The two tests agree on "
-                 f"{agree} of {total} comparisons (agreement = same significance decision). Pairs where they "
-                 "agree deserve more confidence than pairs where they disagree.")
-        L.append("")
-    else:
-        L += ["No node-classification task has results in this run.", ""]
+#: the task families in words (section 4's rows)
+FAMILY_NAMES = {"node_cls": "node classification", "graph_cls": "graph classification",
+                "graph_reg": "graph regression", "link_pred": "link prediction"}
+
+
+def paired_tests(facts: ReportFacts) -> list[str]:
+    """Section 4: where the paired t and the Wilcoxon test decide differently (every family), how often they
+    agree per family, and node classification's comparisons side by side (the paper's Table 2 layout)."""
+    report, alpha = facts.report, facts.report.alpha
+    rows = facts.paired_agreement
+    L = ["## 4. Paired t and Wilcoxon side by side", ""]
+    if not rows:
+        return L + ["No task has two models with results, so there is no paired comparison.", ""]
+    family = {t: report.task_info[t].family for t in report.tasks}
+    per_family: dict[str, list[dict]] = {}
+    for r in rows:
+        per_family.setdefault(family[r["task"]] or "", []).append(r)
+    L += table(["family", "comparisons", "same decision", "t only", "Wilcoxon only"],
+               [[FAMILY_NAMES.get(f, f or "n/a"), len(rs), sum(r["agree"] for r in rs),
+                 sum(r["significant_t"] and not r["significant_wilcoxon"] for r in rs),
+                 sum(r["significant_wilcoxon"] and not r["significant_t"] for r in rs)]
+                for f, rs in per_family.items()], "lrrrr")
+    split = [r for r in rows if not r["agree"]]
+    L += ["", f"Every within-task comparison is tested both ways (Holm within the task, α = {alpha:g}); the "
+          f"headline tables use the {TEST_NAMES[report.pairwise_method]} test (`report.pairwise_method`). *t only* "
+          "/ *Wilcoxon only*: significant under that test alone. "
+          + (f"The two decide differently on **{len(split)} of {len(rows)}** comparisons:" if split else
+             f"They agree on all {len(rows)} comparisons."), ""]
+    if split:
+        L += table(["task", "family", "comparison", "Δμ", "p (t)", "p_Holm (t)", "p (Wilcoxon)",
+                    "p_Holm (Wilcoxon)", "significant under"],
+                   [[f"`{r['task']}`", FAMILY_NAMES.get(family[r["task"]], family[r["task"]] or "n/a"),
+                     f"{label(report, r['model_a'])} vs. {label(report, r['model_b'])}", f"{r['mean_diff']:+.3f}",
+                     p_value(r["p_raw_t"]), p_value(r["p_holm_t"]) + ("*" if r["significant_t"] else ""),
+                     p_value(r["p_raw_wilcoxon"]), p_value(r["p_holm_wilcoxon"])
+                     + ("*" if r["significant_wilcoxon"] else ""),
+                     "t only" if r["significant_t"] else "Wilcoxon only"] for r in split], "lllrrrrrl")
+        L += ["", f"Δμ = mean(first − second); * marks p_Holm < {alpha:g}. The t test weighs each difference by "
+              "its size and assumes roughly normal differences; the Wilcoxon test uses only their signs and ranks, "
+              "and at S seeds cannot go below p = 2·2⁻ˢ (section 6), so after Holm it misses differences the t "
+              "test finds, while one large outlying seed can sink the t test but not the ranks. A difference only "
+              "one of them finds deserves less confidence than one both find.", ""]
+    node = [r for r in rows if family[r["task"]] == "node_cls"]
+    if node:
+        L += ["### Node classification (the paper's Table 2 layout)", ""]
+        L += table(["task", "comparison", "Δμ", "p_Holm (t)", "p_Holm (Wilcoxon)", "agree"],
+                   [[f"`{r['task']}`", f"{label(report, r['model_a'])} vs. {label(report, r['model_b'])}",
+                     f"{r['mean_diff']:+.3f}", p_value(r["p_holm_t"]) + ("*" if r["significant_t"] else ""),
+                     p_value(r["p_holm_wilcoxon"]) + ("*" if r["significant_wilcoxon"] else ""),
+                     "✓" if r["agree"] else "✗"] for r in node], "llrrrc")
+        L += ["", f"The two tests agree on {sum(r['agree'] for r in node)} of {len(node)} node-classification "
+              "comparisons (agreement = same significance decision).", ""]
     return L

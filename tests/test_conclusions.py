@@ -1,0 +1,224 @@
+"""Every conclusion with its robustness: claims, the protocols they hold under, REPORT.md's first section."""
+
+import json
+
+import numpy as np
+import pytest
+
+from netzbench.report import BenchmarkReport
+from netzbench.report.conclusions import claim_id, collect, variant_values
+from netzbench.report.facts import collect_facts
+from netzbench.report.markdown import render_markdown
+from netzbench.report.reproduction import STUDY_SCHEMA, study_effects
+from netzbench.report.stage import report_metrics
+
+from helpers import REPO
+
+SEEDS = list(range(6))
+FEW = [0, 1, 2]
+MODELS = ["A", "B", "H", "F"]  # two models under test, a link heuristic, a structure-free baseline
+KINDS = {"H": "heuristic", "F": "structure_free"}
+PARAMS = {"models": MODELS, "protocol": "paper", "protocol_overrides": {}, "train": {}, "report": {}}
+
+
+def _noise(seed, n=6):
+    return np.random.default_rng(seed).normal(0, 0.01, n)
+
+
+#: the main run (= the study's paper protocol): on t1 the heuristic H beats the best GNN A, A beats B;
+#: on t2 A beats B by a small margin, significant on 6 seeds but not on the first 3
+PAPER = {"t1": {"A": 0.81 + _noise(1), "B": 0.71 + _noise(2), "H": 0.91 + _noise(3), "F": 0.60 + _noise(4)},
+         "t2": {"A": 0.80 + np.array([0.02, 0.01, -0.005, 0.02, 0.015, 0.02]), "B": np.full(6, 0.80),
+                "F": 0.50 + _noise(5)}}
+
+
+def _report(final):
+    hist = {t: {m: [{"train_loss": [1.0, 0.5], "test_auc": [v - 0.1, v]} for v in vals] for m, vals in bm.items()}
+            for t, bm in final.items()}
+    cells = {t: {m: {"baseline_kind": KINDS[m]} for m in bm if m in KINDS} for t, bm in final.items()}
+    tasks = {t: {"metric": "test_auc", "direction": "higher", "family": "link_pred"} for t in final}
+    return BenchmarkReport(SEEDS, hist, {"protocol": "paper", "protocol_overrides": {}}, tasks=tasks, cells=cells)
+
+
+def _lists(final, pick=None):
+    return {t: {m: [float(x) for x in (np.asarray(v)[pick] if pick else v)] for m, v in bm.items()}
+            for t, bm in final.items()}
+
+
+def _study():
+    paper = _lists(PAPER)
+    strict = json.loads(json.dumps(paper))
+    strict["t1"]["H"] = [v - 0.16 for v in paper["t1"]["H"]]  # strict: the heuristic falls behind A
+    same = _lists(PAPER, FEW)["t1"]  # link_split: on seeds 0-2 exactly the paper protocol
+    flipped = dict(same, B=[a + 0.02 for a in same["A"]])  # link_negatives: B overtakes A on seeds 0-2
+    return {"schema": STUDY_SCHEMA, "seeds": SEEDS, "variant_seeds": FEW, "models": MODELS, "tasks": {
+        "t1": {"switches": ["link_split", "link_negatives"], "metric": "test_auc", "direction": "higher",
+               "headlines": {"strict": {"metric": "test_mrr", "direction": "higher"}},
+               "variants": {"paper": paper["t1"], "strict": strict["t1"], "link_split=10_10": same,
+                            "link_negatives=fresh": flipped}},
+        "t2": {"switches": ["graph_split"], "metric": "test_auc", "direction": "higher",
+               "variants": {"paper": paper["t2"], "strict": paper["t2"],
+                            "graph_split=80_10_10": _lists(PAPER, FEW)["t2"]}}}}
+
+
+def _facts(study):
+    return collect_facts(_report(PAPER), None, MODELS, study=study)
+
+
+def _by_id(facts):
+    return {c["id"]: c for c in facts.conclusions["claims"]}
+
+
+def test_claims_and_where_they_hold():
+    facts = _facts(_study())
+    claims = _by_id(facts)
+    assert len(claims) == len(facts.conclusions["claims"])  # ids are unique
+    best = claims[claim_id("best_model", "t1", "A")]
+    assert best["holds_under"] == ["paper", "strict", "link_split=10_10"]
+    assert best["fails_under"] == ["link_negatives=fresh"] and best["status"] == "switch_dependent"
+    verdict = claims[claim_id("gnn_vs_baseline", "t1", "A", "H")]
+    assert verdict["outcome"] == "baseline_better" and verdict["fails_under"] == ["strict"]
+    assert verdict["status"] == "protocol_dependent" and "beats A" in verdict["outcomes"]["paper"]
+    assert verdict["outcomes"]["strict"].startswith("A (0.8") and "beats H" in verdict["outcomes"]["strict"]
+    # B overtakes A under link_negatives, but the heuristic still beats the best GNN: the same verdict
+    assert {"link_split=10_10", "link_negatives=fresh"} <= set(verdict["holds_under"])
+    pair = claims[claim_id("significant_pair", "t1", "A", "B")]
+    assert pair["fails_under"] == ["link_negatives=fresh"] and "strict" in pair["holds_under"]
+    # graph_split does not apply to t1: its claims are not tested there
+    assert all("graph_split=80_10_10" not in c["outcomes"] for c in claims.values() if c["task"] == "t1")
+    assert claims[claim_id("gnn_vs_structure_free", "t1", "A", "F")]["status"] == "robust"
+    order = claims[claim_id("mean_rank_order", None, "A", "B")]
+    assert order["text"].startswith("A ranks ahead of B") and order["fails_under"] == ["link_negatives=fresh"]
+    assert claims[claim_id("friedman")]["outcome"] == "no_reject"  # k = 2, N = 2: chi2 = 2, p = 0.157
+    assert {c["kind"] for c in claims.values()} >= {"best_model", "gnn_vs_baseline", "gnn_vs_structure_free",
+                                                    "significant_pair", "mean_rank_order", "friedman"}
+
+
+def test_fewer_seeds_are_compared_on_those_seeds():
+    claims = _by_id(_facts(_study()))
+    # t2's A > B is significant on 6 seeds, not on seeds 0-2: the paper protocol itself does not make it there,
+    # so the variant is undecided -- never a failure that only reflects the fewer seeds
+    weak = claims[claim_id("significant_pair", "t2", "A", "B")]
+    assert weak["undecided"] == ["graph_split=80_10_10"] and weak["fails_under"] == []
+    assert weak["status"] == "robust" and "seeds 0–2: not significant" in weak["outcomes"]["graph_split=80_10_10"]
+    assert "paper protocol on these seeds: not significant" in weak["outcomes"]["graph_split=80_10_10"]
+    # t1's claims on seeds 0-2 under link_split are the paper protocol's own values: they hold
+    strong = claims[claim_id("significant_pair", "t1", "A", "B")]
+    assert "link_split=10_10" in strong["holds_under"]
+    assert "seeds 0–2: A better" in strong["outcomes"]["link_split=10_10"]
+
+
+def test_each_variant_reads_its_own_headline():
+    study = _study()
+    report = _report(PAPER)
+    _, heads = variant_values(report, study, "strict", SEEDS)
+    assert heads["t1"] == ("test_mrr", "higher") and heads["t2"] == ("test_auc", "higher")
+    final, _ = variant_values(report, study, "link_split=10_10", FEW)
+    assert np.allclose(final["t1"]["A"], PAPER["t1"]["A"][:3])
+    assert np.allclose(final["t2"]["A"], PAPER["t2"]["A"][:3])  # a task the switch cannot move: paper values
+    study["tasks"]["t1"]["variants"]["strict"]["A"] = [0.5] * 5
+    with pytest.raises(ValueError, match=r"t1/strict/A has 5 values for the 6 seeds"):
+        variant_values(report, study, "strict", SEEDS)
+
+
+def test_report_section_and_marks():
+    facts = _facts(_study())
+    md = render_markdown(facts, PARAMS)
+    assert md.index("## What holds under every protocol") < md.index("## 1. Protocol")
+    top = md[md.index("## What holds"):md.index("## 1. Protocol")]
+    assert "**Hold under `paper` and `strict`**" in top and "**Depend on the protocol**" in top
+    assert "- Best model: `t1` A ⚐ (not under `link_negatives=fresh`)" in top
+    assert ("- `t1`: the best baseline (H, link heuristic) is significantly better than the best GNN (A) — not under "
+            "`strict`: A (0.8") in top
+    assert "seeds 0–2" in top
+    # where the claims are stated: the verdict ⚑, the best cell and the pair ⚐, the robust pair unmarked
+    verdict_row = next(line for line in md.splitlines() if line.startswith("| `t1` | A (0.8"))
+    assert "no: the baseline is better ⚑" in verdict_row
+    assert "| `t1` | **A** ⚐ | B |" in md and "| `t2` | **A** | B |" in md
+    best_row = next(line for line in md.splitlines() if "| `t1` |" in line and "**0.8" in line)
+    assert "** ⚐" in best_row
+    assert "⚑: does not hold under the `strict` protocol" in md
+    assert "Order relations that depend on the protocol: A ahead of B ⚐" in md
+    metrics = report_metrics(facts)
+    assert metrics["conclusions"] == facts.conclusions["claims"] and all(c["holds_under"] for c in
+                                                                          metrics["conclusions"])
+    assert metrics["conclusions_basis"]["variants"]["link_split=10_10"]["seeds"] == FEW
+    json.dumps(metrics, allow_nan=False)  # JSON-safe
+
+
+def test_without_a_study_one_line_and_the_main_protocol_only():
+    facts = _facts(None)
+    md = render_markdown(facts, PARAMS)
+    top = md[md.index("## What holds"):md.index("## 1. Protocol")]
+    assert [line for line in top.splitlines()[1:] if line] == [
+        "Not tested: no protocol study in this run (`netzbench protocols` writes `reports/protocol_study.json`), so "
+        f"the {len(facts.conclusions['claims'])} claim(s) below are the `paper` protocol's alone "
+        "(`metrics/report.json` → `conclusions`)."]
+    assert facts.conclusions["claims"] and all(c["holds_under"] == ["paper"] and c["not_run"] == ["strict"]
+                                               and c["status"] == "untested" for c in facts.conclusions["claims"])
+    assert "⚑" not in md and "⚐" not in md
+    stale = _study()
+    stale["tasks"]["t1"]["variants"]["paper"]["A"][0] += 0.01  # another run's paper protocol
+    facts = _facts(stale)
+    assert facts.conclusions["basis"]["study"] == "stale"
+    assert "Not tested: the protocol study is stale" in render_markdown(facts, PARAMS)
+    assert all(c["holds_under"] == ["paper"] for c in facts.conclusions["claims"])
+
+
+def test_published_study_gives_the_strict_reports_own_claims():
+    """The published run's claims under `strict`, from the study's values, are exactly what the strict protocol's
+    own report (its histories, reports/strict/benchmark.json) says, and the single switches ran on fewer seeds."""
+    paths = [REPO / p for p in ("reports/benchmark.json", "reports/protocol_study.json",
+                                "reports/strict/benchmark.json")]
+    if not all(p.is_file() for p in paths):
+        pytest.skip("no published run")
+    report, strict = BenchmarkReport.from_json(paths[0]), BenchmarkReport.from_json(paths[2])
+    study = json.loads(paths[1].read_text())
+    effects = study_effects(study, report.final_metrics(), report.seeds)
+    if effects["stale"]:
+        pytest.skip("the published protocol study is stale")
+    out = collect(report, study, effects, candidate=None, roster=report.models)
+    claims = out["claims"]
+    assert out["basis"]["study"] == "used" and len({c["id"] for c in claims}) == len(claims) > 20
+    verdicts = {r["task"]: r for r in strict.baseline_comparison()}
+    pairs = {(r["task"], r["model_a"], r["model_b"]): r for r in strict.pairwise()}
+    fr = strict.friedman()
+    checked = 0
+    for c in claims:
+        assert c["holds_under"][0] == "paper" and c["status"] in ("robust", "switch_dependent",
+                                                                  "protocol_dependent", "untested")
+        if "strict" not in c["holds_under"] + c["fails_under"]:
+            continue
+        holds = "strict" in c["holds_under"]
+        if c["kind"] == "gnn_vs_baseline":
+            assert holds == (verdicts[c["task"]]["verdict"] == c["outcome"]), c["id"]
+        elif c["kind"] == "significant_pair":
+            a, b = c["models"]
+            row = pairs.get((c["task"], a, b)) or pairs[(c["task"], b, a)]
+            assert holds == (row["better"] == a), c["id"]
+        elif c["kind"] == "mean_rank_order":
+            a, b = c["models"]
+            assert holds == (fr["mean_ranks"][a] < fr["mean_ranks"][b]), c["id"]
+        elif c["kind"] == "friedman":
+            assert holds == ((fr["p_value"] < report.alpha) == (c["outcome"] == "reject"))
+        else:
+            continue
+        checked += 1
+    assert checked > 10
+    fewer = [n for n, v in out["basis"]["variants"].items() if v["seeds"] != report.seeds]
+    for c in claims:
+        for name in fewer:
+            if name in c["outcomes"]:
+                assert c["outcomes"][name].startswith(f"seeds {out['basis']['variants'][name]['seeds'][0]}")
+
+
+def test_candidate_wins_are_claims_too():
+    facts = collect_facts(_report(PAPER), "A", MODELS, study=_study())
+    claims = _by_id(facts)
+    win = claims[claim_id("candidate", "t1", "A", "B")]
+    assert win["text"] == "`t1`: the candidate A is significantly better than B"
+    assert win["fails_under"] == ["link_negatives=fresh"] and win["status"] == "switch_dependent"
+    assert claims[claim_id("candidate", "t2", "A", "B")]["status"] == "robust"
+    md = render_markdown(facts, PARAMS)
+    section = md[md.index("## 8. Candidate"):md.index("## 9.")]
+    assert "Wins and losses that depend on the protocol: `t1` A > B ⚐." in section
