@@ -51,6 +51,21 @@ def test_stale_study_is_detected():
     assert study_effects(None, {}, SEEDS)["available"] is False
 
 
+def test_a_study_of_other_result_code_or_an_older_netzbench_is_stale():
+    """The paper protocol's AUC can stay bit for bit while the strict protocol and the switches changed: the
+    study's result-code hash decides, and a study file of the previous schema (no hash) is stale."""
+    final = {"t": {"M": np.array([1.0, 2, 3, 4])}}
+    study = {"schema": STUDY_SCHEMA, "code": "abc", "seeds": SEEDS, "tasks": {"t": {"variants": {"paper": {
+        "M": [1.0, 2, 3, 4]}}}}}
+    assert study_effects(study, final, SEEDS, code="abc")["stale"] is False
+    assert study_effects(study, final, SEEDS, code="def")["stale"] is True
+    assert study_effects(study, final, SEEDS)["stale"] is False  # no code given: not checked
+    old = dict(study, schema="netzbench.protocol_study/1")
+    old.pop("code")
+    effects = study_effects(old, final, SEEDS, code="abc")
+    assert effects["available"] and effects["stale"]
+
+
 def test_collapsed_cells_and_baselines():
     constant = {"test_acc": [0.5, 0.66], "test_constant": [1.0, 1.0]}
     varied = {"test_acc": [0.5, 0.7], "test_constant": [1.0, 0.0]}

@@ -260,3 +260,53 @@ def test_loads_limits_depth_without_recursion_and_reads_a_path_as_a_file(tmp_pat
     assert BenchmarkReport.from_json(odd).tasks == TASKS
     with pytest.raises(ValueError, match="non-standard JSON constant Infinity"):
         loads('{"x": Infinity}')
+
+
+def test_float_rounding_past_a_bound_is_read_an_edit_is_not(tmp_path, full):
+    """Average precision is a float64 sum of precision x recall gains: a perfect ranking can end one unit in the
+    last place above 1 (1.0000000000000002, as a published 9/11 cell did). That is arithmetic; 1 + 1e-9 is not."""
+    import math
+
+    ulp_above = math.nextafter(1.0, 2.0)
+    fine = tmp_path / "rounded.json"
+    fine.write_text(_edited(GOOD, _set(["histories", "t2", "B", 3, "test_acc", 1], ulp_above)))
+    assert _verify(fine, full).exit_code in (0, 1)  # read and compared (it differs from the full file)
+    bad = tmp_path / "edited.json"
+    bad.write_text(_edited(GOOD, _set(["histories", "t2", "B", 3, "test_acc", 1], 1 + 1e-9)))
+    out = _verify(bad, full)
+    assert out.exit_code == 2 and "outside [0, 1]" in out.output
+
+
+def test_a_task_the_other_file_could_not_obtain_is_left_out_not_a_changed_conclusion(tmp_path, full):
+    """The published run before a dataset reached the mirror lists its cells as unavailable: they did not run
+    there, so they are left out like a task that file never listed, and the conclusions are compared on the rest."""
+    records = {t: {m: _record(t, m, {s: _value(t, m, s) for s in SEEDS}) for m in MODELS} for t in TASKS[:3]}
+    for t in TASKS[3:]:
+        records[t] = {m: {"task": t, "model": m, "family": "node_cls", "headline_metric": "test_acc",
+                          "direction": "higher", "status": "unavailable",
+                          "seeds": {str(s): {"status": "unavailable", "reason": "not in the mirror"} for s in SEEDS}}
+                      for m in MODELS}
+    before = report_from_records(BenchmarkReport, records, list(SEEDS))
+    assert before.cell_status("t4", "A") == "unavailable"
+    old = _file(tmp_path, "before.json", before)
+    out = _verify(full, old)
+    assert out.exit_code == 0, out.output
+    assert f"  only in {full}: tasks t4, t5, t6 (every cell)" in out.output.splitlines()
+    assert "mean_rank_order: same" in out.output and "histories differ" not in out.output
+
+
+def test_a_cell_whose_headline_agrees_names_the_series_that_differ(tmp_path, full):
+    """A retrain that adds series (MRR beside AUC) and changes a side metric keeps the headline bit for bit:
+    verify says so instead of 'histories differ'."""
+    def with_more(report):
+        for by_model in report.histories.values():
+            for runs in by_model.values():
+                for h in runs:
+                    h["test_mrr"] = [0.25, 0.5]
+                    h["val_acc"] = [v + 0.001 for v in h["val_acc"]]
+        return report
+
+    more = _file(tmp_path, "more.json", with_more(_report()))
+    out = _verify(more, full)
+    assert out.exit_code == 0, out.output
+    assert "  t1/A: headline identical; other series differ (changed: val_acc; only here: test_mrr)" in out.output

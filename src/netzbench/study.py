@@ -31,6 +31,7 @@ from pathlib import Path
 from .catalog.data import fetch_task
 from .catalog.table import get_dataset, get_task
 from .graphs.layout import read_meta
+from .identity import code_version
 from .params import merge, ranked_tasks
 from .paths import cache_root
 from .protocol import BY_NAME, for_task, resolve
@@ -89,7 +90,7 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
     plans, where = [], []
     seeds = list(params["seeds"])
     switch_seeds = seeds[:variant_seeds] if variant_seeds else seeds
-    study = {"schema": STUDY_SCHEMA, "seeds": seeds, "variant_seeds": switch_seeds,
+    study = {"schema": STUDY_SCHEMA, "code": code_version(), "seeds": seeds, "variant_seeds": switch_seeds,
              "models": list(params["models"]),
              "base": {"protocol": params["protocol"], "protocol_overrides": params["protocol_overrides"]},
              "tasks": {}}

@@ -113,7 +113,7 @@ class ReportFacts:
 
 def collect_facts(report, candidate: str | None, roster: list[str], *, aggregation: str = "uniform",
                   weights: dict | None = None, reference: dict | None = None,
-                  study: dict | None = None) -> ReportFacts:
+                  study: dict | None = None, code: str | None = None) -> ReportFacts:
     """Compute every shared statistic of ``report`` once.
 
     ``candidate`` and ``roster`` feed the candidate block; ``aggregation``
@@ -155,7 +155,7 @@ def collect_facts(report, candidate: str | None, roster: list[str], *, aggregati
         unavailable=report.unavailable_tasks(), cost=report.compute_cost(),
         baselines=report.baselines(), collapsed=report.collapsed(),
         reproduction=comparison(summary, reference, report.ci),
-        study=study_effects(study, report.final_metrics(), report.seeds), study_raw=study,
+        study=study_effects(study, report.final_metrics(), report.seeds, code), study_raw=study,
         posthoc={method: report.posthoc(method) for method in ("nemenyi", "wilcoxon_holm")},
         bayesian=bayesian, bayesian_error=bayesian_error,
         baseline_kinds=kinds, baseline_comparison=report.baseline_comparison(),

@@ -29,7 +29,9 @@ import numpy as np
 from .. import stats
 from .paper import compare_with_paper
 
-STUDY_SCHEMA = "netzbench.protocol_study/1"
+STUDY_SCHEMA = "netzbench.protocol_study/2"
+#: study files of an older netzbench (no result-code hash, other switches): read, and always stale
+OLD_STUDY_SCHEMAS = ("netzbench.protocol_study/1",)
 REFERENCE_SCHEMA = "netzbench.reference_cells/1"
 
 
@@ -61,13 +63,19 @@ def comparison(summary_rows: list[dict], reference: dict | None, ci: float = 0.9
     return rows
 
 
-def study_effects(study: dict | None, final_metrics: dict, seeds: list[int]) -> dict:
+def study_effects(study: dict | None, final_metrics: dict, seeds: list[int], code: str | None = None) -> dict:
     """Per task of the protocol study: each variant's mean per model, its change against the paper
     protocol, and the models' order under it. ``stale`` is set when the study's paper-protocol values
-    are not this run's (another run's study: rerun ``netzbench protocols``)."""
-    if not study or study.get("schema") != STUDY_SCHEMA or not study.get("tasks"):
+    are not this run's (another run's study: rerun ``netzbench protocols``), when an older netzbench
+    wrote it (:data:`OLD_STUDY_SCHEMAS`), or when it records another result code than ``code`` (the
+    hash :func:`netzbench.identity.code_version` gives now; None: not checked): the paper protocol's
+    AUC may be unchanged while the strict protocol and the switches measure something else now."""
+    schema = (study or {}).get("schema")
+    if not study or schema not in (STUDY_SCHEMA, *OLD_STUDY_SCHEMAS) or not study.get("tasks"):
         return {"available": False, "stale": False, "tasks": {}}
-    out = {"available": True, "stale": list(study.get("seeds", [])) != list(seeds), "tasks": {}}
+    stale = (list(study.get("seeds", [])) != list(seeds) or schema in OLD_STUDY_SCHEMAS
+             or (code is not None and study.get("code") not in (None, code)))
+    out = {"available": True, "stale": stale, "tasks": {}}
     for task, entry in study["tasks"].items():
         paper = entry["variants"].get("paper", {})
         ours = final_metrics.get(task, {})

@@ -66,6 +66,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RecordError
+from ..identity import code_version
 from ..records import StagedFiles
 from ..stats import VERDICTS
 from .benchmark import BenchmarkReport
@@ -330,7 +331,8 @@ def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None, 
     report.baseline_mode = rep_params.get("baselines", report.baseline_mode)  # are baselines ranked?
     facts = collect_facts(report, candidate, list(params["models"]),
                           aggregation=rep_params.get("aggregation", "uniform"), weights=rep_params.get("weights"),
-                          reference=reference, study=study)
+                          reference=reference, study=study,
+                          code=code_version() if study is not None else None)  # a study of other result code: stale
     metrics = report_metrics(facts)
     with nullcontext(staging) if staging is not None else StagedFiles() as out:
         for rel, obj, indent in (("metrics/report.json", metrics, 2),

@@ -42,6 +42,25 @@ def _same_history(a: dict | None, b: dict | None) -> bool:
     return all(np.array_equal(np.asarray(a[k], float), np.asarray(b[k], float), equal_nan=True) for k in a)
 
 
+def _series_change(a_hist: list, b_hist: list, headline: str) -> dict | None:
+    """Where two cells' histories differ while the headline series agree seed by seed: the series only in
+    one of them and those whose values differ (None when the headline itself differs)."""
+    if len(a_hist) != len(b_hist):
+        return None
+    names: dict[str, set] = {"only_here": set(), "only_there": set(), "changed": set()}
+    for x, y in zip(a_hist, b_hist):
+        if (x is None) != (y is None):
+            return None
+        if x is None:
+            continue
+        if headline not in x or headline not in y or not _same_history({headline: x[headline]}, {headline: y[headline]}):
+            return None
+        names["only_here"] |= x.keys() - y.keys()
+        names["only_there"] |= y.keys() - x.keys()
+        names["changed"] |= {k for k in x.keys() & y.keys() if not _same_history({k: x[k]}, {k: y[k]})}
+    return {k: sorted(v) for k, v in names.items()}
+
+
 def cell_differences(ours, theirs) -> list[dict]:
     """One row per (task, model) of either report: in which it is (``present``), identical histories or
     not, the seeds with a value, the difference of the final-metric means, and that difference as a share
@@ -55,11 +74,13 @@ def cell_differences(ours, theirs) -> list[dict]:
         a, b = mine.get((task, model)), other.get((task, model))
         identical = (a_hist is not None and b_hist is not None and len(a_hist) == len(b_hist)
                      and all(_same_history(x, y) for x, y in zip(a_hist, b_hist)))
+        series = _series_change(a_hist, b_hist, ours.task_info[task].metric) if a_hist and b_hist and not identical \
+            else None
         diff = (a["mean"] - b["mean"]) if a and b else math.nan
         half = b["half_width"] if b else math.nan
         rows.append({"task": task, "model": model, "identical": identical, "present": (a is not None, b is not None),
                      "seeds": (a["n_seeds"] if a else 0, b["n_seeds"] if b else 0),
-                     "mean_diff": diff, "ci_half_width": half,
+                     "mean_diff": diff, "ci_half_width": half, "series": series,
                      "share_of_ci": abs(diff) / half if half and math.isfinite(half) and half > 0 else math.nan})
     return rows
 
@@ -95,10 +116,11 @@ def conclusions(report) -> dict[str, Any]:
 
 
 def present_cells(report) -> list[tuple[str, str]]:
-    """The (task, model) cells ``report`` ran: every cell of its histories but those ``missing`` without
-    any history (listed in the roster, no run record: not run)."""
+    """The (task, model) cells ``report`` ran: every cell of its histories but those ``missing`` (listed in
+    the roster, no run record) or ``unavailable`` (its data could not be obtained) without any history:
+    not run. A failed or incompatible cell is a result and stays."""
     return [(t, m) for t, by_model in report.histories.items() for m, runs in by_model.items()
-            if report.cell_status(t, m) != "missing" or any(h is not None for h in runs)]
+            if report.cell_status(t, m) not in ("missing", "unavailable") or any(h is not None for h in runs)]
 
 
 def _restrict(report, cells: set[tuple[str, str]], seeds: list[int]):
@@ -192,7 +214,11 @@ def render(result: dict[str, Any], labels: tuple[str, str] = ("this file", "the 
     differing = sorted((c for c in result["cells"] if not c["identical"]),
                        key=lambda c: -(c["share_of_ci"] if math.isfinite(c["share_of_ci"]) else math.inf))
     for c in differing:
-        if math.isfinite(c["mean_diff"]):
+        if c.get("series") is not None:  # the headline identical, other series added, dropped or changed
+            parts = [f"{what} {', '.join(c['series'][key])}" for key, what in (
+                ("changed", "changed:"), ("only_here", "only here:"), ("only_there", "only there:")) if c["series"][key]]
+            lines.append(f"  {c['task']}/{c['model']}: headline identical; other series differ ({'; '.join(parts)})")
+        elif math.isfinite(c["mean_diff"]):
             share = f"{c['share_of_ci']:.2f} of the CI half-width" if math.isfinite(c["share_of_ci"]) else "no CI"
             lines.append(f"  {c['task']}/{c['model']}: mean differs by {c['mean_diff']:+.6f} ({share}); "
                          f"seeds {c['seeds'][0]} vs {c['seeds'][1]}")

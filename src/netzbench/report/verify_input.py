@@ -11,7 +11,7 @@ offending value, what netzbench cannot have written:
 - seeds that are not distinct integers, a cell with a history count other than the seed count;
 - a series name that is not ``<split>_<metric>`` (the run record's rule), a value that is not a
   number or null, or one outside its metric's range (:func:`.series.metric_range`: an accuracy of
-  5.5, a negative MAE; ``test_constant`` is a share in [0, 1], ``test_distinct`` a count >= 0);
+  5.5, a negative MAE; a rounding of :data:`ROUNDING` past a bound is float arithmetic, not an edit; ``test_constant`` is a share in [0, 1], ``test_distinct`` a count >= 0);
 - a seed's ``leakage`` that is not a list of channel names, or a ``split`` that is not
   ``{redrawn: bool, n_train: int >= 0, n_test: int >= 0}`` (:mod:`.degenerate` and the paired tests read them);
 - an ok seed (one that has a history) whose headline series holds no finite value, or whose cell
@@ -65,6 +65,15 @@ def _interval(lo: float, hi: float) -> str:
     return f"[{num(lo)}, {num(hi)}{')' if math.isinf(hi) else ']'}"
 
 
+#: how far past a finite bound a value may lie: a metric summed in float64 (average precision, a sum of
+#: precision x recall gains) can end a few units in the last place above 1
+ROUNDING = 1e-12
+
+
+def _slack(bound: float) -> float:
+    return ROUNDING * max(1.0, abs(bound)) if math.isfinite(bound) else 0.0
+
+
 def _check_history(history: Any, where: str) -> None:
     if not isinstance(history, Mapping):
         raise ValueError(f"{where}: the history is {_short(history)}, not an object of series or null")
@@ -79,7 +88,7 @@ def _check_history(history: Any, where: str) -> None:
                 continue
             if type(v) not in (int, float):  # bool is an int subclass, and never a metric
                 raise ValueError(f"{where}: {name} holds {_short(v)} at evaluation {i + 1}, not a number or null")
-            if not lo <= v <= hi:
+            if not lo - _slack(lo) <= v <= hi + _slack(hi):
                 raise ValueError(f"{where}: {name} holds {v!r} at evaluation {i + 1}, outside {_interval(lo, hi)}")
 
 

@@ -104,8 +104,9 @@ def protocol_study(facts: ReportFacts) -> list[str]:
     if not study["available"]:
         return L + ["No protocol study in this run (`netzbench protocols` writes `reports/protocol_study.json`).", ""]
     if study["stale"]:
-        L += ["> **⚠ The protocol study is stale**: its paper-protocol values are not this run's (it was computed "
-              "for other seeds, data or code). Rerun `netzbench protocols`, then `dvc repro`.", ""]
+        L += ["> **⚠ The protocol study is stale**: it was computed for other seeds, other paper-protocol values "
+              "or other result code than this run's, so the rows below may measure switches that work "
+              "differently now. Rerun `netzbench protocols`, then `dvc repro`.", ""]
     models = facts.report.models
     fewer = ""
     seeds_all = next((v["seeds"] for e in study["tasks"].values() for n, v in e["variants"].items()

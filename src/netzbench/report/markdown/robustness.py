@@ -106,8 +106,8 @@ def robustness(facts: ReportFacts) -> list[str]:
     L = [f"## {TITLE}", ""]
     if basis["study"] != "used":
         if basis["study"] == "stale":
-            why = ("the protocol study is stale (its paper-protocol values are not this run's: rerun "
-                   "`netzbench protocols`)")
+            why = ("the protocol study is stale (written for other seeds, other paper-protocol values or other "
+                   "result code: rerun `netzbench protocols`)")
         elif main.partition("+")[0] == "paper":
             why = "no protocol study in this run (`netzbench protocols` writes `reports/protocol_study.json`)"
         else:  # e.g. reports/strict/: the study varies the paper protocol's claims, not this one's
