@@ -47,7 +47,7 @@ def write_konect(folder: Path, n: int = 12) -> dict:
     (folder / "out.fixture_konect").write_text(f"% sym posweighted{CRLF}% {len(records)} {n} {n}{CRLF}{body}",
                                                 newline="")
     (folder / "README.fixture_konect").write_text("A KONECT README, not data.\n")
-    return {"num_nodes": n, "num_edges": n, "self_loops": 1, "duplicate_edges": 1}
+    return {"num_nodes": n, "num_edges": n, "self_loops": 1, "duplicate_edges": 1, "reverse_duplicates": 1}
 
 
 def write_edgelist_csv(folder: Path, n: int = 20) -> dict:

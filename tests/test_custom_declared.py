@@ -88,10 +88,11 @@ def test_every_format_declared_fetches_and_trains(project):
     assert _tree_hashes(root / "raw") == raw_before  # raw input is read, never written
     gml = metas["fx_gml"]
     assert gml["format"] == "gml" and gml["path"] == "raw/books" and list(gml["raw_sha256"]) == ["books.gml"]
-    assert gml["counts"] == {"num_nodes": 30, "num_edges": 36, "num_classes": 3}
+    assert gml["counts"] == {"num_nodes": 30, "num_edges": 36, "num_classes": 3, "num_features": 30}
+    assert gml["node_features"] == {"kind": "identity", "dim": 30, "source": "one-hot node ids"}  # none in the file
     assert gml["label_mapping"] == {"0": "c", "1": "l", "2": "n"} and gml["split"] == "stratified_per_seed_50_25_25"
     assert metas["fx_gml_links"]["dropped"] == {"self_loops": 1, "duplicate_edges": 1, "edge_attributes": ["value"],
-                                                "weights": True}
+                                                "weights": True, "reverse_duplicates": 1}
     assert metas["fx_konect"]["format"] == "konect" and metas["fx_konect"]["counts"]["num_edges"] == 12
     assert list(metas["fx_konect"]["raw_sha256"]) == ["out.fixture_konect"]
     tu = metas["fx_tu"]
@@ -309,13 +310,13 @@ CATALOGUE = {
     "euroroad": {"graph.npz": "d04d4060d9006a61b1749c9ddbd89ed445b92a11082ad0c35e37a9b7a47be978",
                  "meta.json": "7cd884441dde7f2c3f7bc4ed492511d021dba7598ac953a5f293f972ba9ed002"},
     "celegans": {"graph.npz": "4e907d45247a0fbc87d21f2e48967908a8dfa195af2081306ff5329949842589",
-                 "meta.json": "6ff8585a270952a2f4a27d919a47d8cb02f2a4e5447a74fb05e6d0fca9b28ce3"},
+                 "meta.json": "c427210e0fab09784905d78cbc6a7f6c07839a69e9049666dba961bc3e14ba6f"},
     "train_terrorists": {"graph.npz": "53d260485b409b9d5ea25028f7da51b3d1463938cc1c1fae241f51d1efd4d0cd",
                          "meta.json": "225421e539d688f03538e349d143323c27d28aaf08d5e9b4eec1f70255eef6e2"},
     "hospital_contacts": {"graph.npz": "44dc6d4d999738feeba7bc43e70c685faa77235209ee342bfd0fe56e8330eef9",
                           "meta.json": "71b1c9bdb10848e0c7c29149e20c8a09cbb53249a4cef973322b477b6d66c456"},
     "terrorists_911": {"graph.npz": "04ad5749d0e208baab3e1c66c0b5fc56816feefb34f679d50acdd155cac7b66e",
-                       "meta.json": "bbbf34c1d47b7905dac9bd9cc761770121988317f6023a9630d5f669d2eb3330"},
+                       "meta.json": "0ba334a0b2bc53e41e95e2c1d4e18593e2e2cba0838db5d9d93076c70b134ba8"},
     "london_transport": {"graph.npz": "aea5a90a2b3238d952286fdde4ce180b52562995d5a8fc91de5e2d6af1fdae5d",
                          "meta.json": "0efee89720a51d39ecf65abd09213fa4132ab19a63d653a5239ad8e6dc241fa6"},
 }

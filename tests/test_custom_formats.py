@@ -39,7 +39,7 @@ def test_konect(tmp_path):
     b = _read(tmp_path / "k")
     assert b.notes["format"] == "konect" and b.counts["num_nodes"] == want["num_nodes"]
     assert b.counts["num_edges"] == want["num_edges"] and b.counts["num_declared_nodes"] == 12
-    assert b.dropped == {"self_loops": 1, "duplicate_edges": 1, "weights": True}
+    assert b.dropped == {"self_loops": 1, "duplicate_edges": 1, "reverse_duplicates": 1, "weights": True}
     assert [f.name for f in b.files] == ["out.fixture_konect"]  # the README is not data
 
 
@@ -152,6 +152,42 @@ def test_openke(tmp_path):
     assert b.arrays["train_edge_index"][:, 0].tolist() == [0, 1] and b.arrays["train_edge_type"][0] == 0
 
 
+def _wordnet18_layout(folder):
+    """PyG's WordNet18 download: OpenKE's content (count line, ``head tail relation``) as train/valid/test.txt."""
+    want = rf.write_openke(folder)
+    for split in ("train", "valid", "test"):
+        (folder / f"{split}2id.txt").rename(folder / f"{split}.txt")
+    for extra in ("entity2id.txt", "relation2id.txt"):
+        (folder / extra).unlink()
+    return want
+
+
+def test_openke_triples_saved_as_train_txt_are_read_by_content(tmp_path):
+    want = _wordnet18_layout(tmp_path / "wn18")
+    assert readers.guess_format(tmp_path / "wn18") == "openke"
+    for declared in ("openke", None):
+        b = _read(tmp_path / "wn18", format=declared)
+        assert b.notes["format"] == "openke" and "recognised" not in b.notes
+        for key in ("num_train_triples", "num_valid_triples", "num_test_triples"):
+            assert b.counts[key] == want[key], key
+        assert b.counts["num_nodes"] == want["num_nodes"]  # no entity2id.txt: the largest id + 1
+        assert sorted(f.name for f in b.files) == ["test.txt", "train.txt", "valid.txt"]
+        # "head tail relation": the second column is the tail, as in train2id.txt
+        assert b.arrays["train_edge_index"][:, 0].tolist() == [0, 1] and b.arrays["train_edge_type"][0] == 0
+
+
+def test_a_declared_format_the_content_contradicts_is_read_by_content_and_said(tmp_path):
+    want = _wordnet18_layout(tmp_path / "wn18")
+    b = _read(tmp_path / "wn18", format="triples")  # as the names suggest; the count line says otherwise
+    assert b.notes["format"] == "openke" and b.counts["num_train_triples"] == want["num_train_triples"]
+    assert b.notes["recognised"].startswith("declared format 'triples', but train.txt holds a count line")
+    rf.write_triples(tmp_path / "named")
+    b = _read(tmp_path / "named", format="openke")
+    assert b.notes["format"] == "triples" and "read as 'triples'" in b.notes["recognised"]
+    with pytest.raises(readers.ReadError, match=r"format 'openke': .*expected split files \(train2id.txt"):
+        _read(rf.write_konect(tmp_path / "k") and tmp_path / "k", format="openke")
+
+
 # ------------------------------------------------------------------------------------------ bad files
 
 
@@ -213,3 +249,16 @@ def test_a_folder_of_no_known_format_says_what_it_holds(tmp_path):
 def test_the_format_is_guessed_from_the_files(tmp_path, writer, fmt):
     writer(tmp_path / "x")
     assert readers.guess_format(tmp_path / "x") == fmt
+
+
+def test_every_record_and_node_of_an_edge_list_is_accounted_for(tmp_path):
+    # SNAP's email-Eu-core in small: directed lines, reverse lines, self-loops, a node with only a self-loop
+    _bad(tmp_path, "email.txt", "0 1\n1 0\n2 2\n1 2\n3 3\n1 2\n")
+    b = _read(tmp_path / "email.txt", format="edgelist")
+    assert b.counts["num_nodes"] == 3 and b.counts["num_edges"] == 2 and b.counts["num_edge_records"] == 6
+    assert b.dropped["self_loops"] == 2 and b.dropped["duplicate_edges"] == 1
+    assert b.dropped["reverse_duplicates"] == 1 and b.dropped["self_loop_only_nodes"] == 1  # node 3
+    assert "isolated_nodes" not in b.dropped  # node 2 has an edge to 1: only 3 is lost, and said
+    d = b.dropped
+    assert b.counts["num_edge_records"] == (b.counts["num_edges"] + d["self_loops"] + d["duplicate_edges"]
+                                            + d["reverse_duplicates"])

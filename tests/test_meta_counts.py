@@ -41,7 +41,14 @@ def _simple(records) -> dict:
     rest = [(u, v) for u, v in records if u != v]
     pairs = {frozenset(r) for r in rest}
     return {"pairs": pairs, "nodes": {n for r in rest for n in r}, "self_loops": len(loops),
-            "duplicate_edges": len(rest) - len(set(rest))}
+            "duplicate_edges": len(rest) - len(set(rest)), "reverse_duplicates": len(set(rest)) - len(pairs)}
+
+
+def _accounted(meta: dict, records) -> None:
+    """Every record is an edge, a self-loop, a repeat or the reverse of an earlier record."""
+    d = meta["dropped"]
+    assert len(records) == (meta["counts"]["num_edges"] + d["self_loops"] + d["duplicate_edges"]
+                            + d.get("reverse_duplicates", 0))
 
 
 @pytest.fixture
@@ -122,8 +129,9 @@ def test_a_catalogue_network_records_counts_dropped_and_raw_hashes(tmp_path, mon
     assert counts["num_nodes"] == len(want["nodes"]) == 9 and counts["num_edges"] == len(want["pairs"]) == 10
     assert counts["num_edge_records"] == len(records)  # a reader's own count, kept beside the common ones
     assert meta["dropped"] == {"duplicate_edges": want["duplicate_edges"], "self_loops": want["self_loops"],
-                               "weights": True, "edge_attributes": ["weight"],
-                               "isolated_nodes": declared - len(want["nodes"])}
+                               "reverse_duplicates": want["reverse_duplicates"], "weights": True,
+                               "edge_attributes": ["weight"], "isolated_nodes": declared - len(want["nodes"])}
+    _accounted(meta, records)
     assert meta["dropped"]["duplicate_edges"] == 1 and meta["dropped"]["self_loops"] == 1
     assert meta["raw_sha256"] == {"fixture.gml": _sha(mirror / "fixture.gml")}
     assert arrays["edge_index"].shape == (2, len(want["pairs"]))  # the arrays hold what the counts say
@@ -260,8 +268,9 @@ def test_a_declared_edge_list_records_counts_dropped_and_raw_hashes(tmp_path):
     _common(meta, "link_pred")
     assert meta["counts"]["num_nodes"] == len(want["nodes"]) and meta["counts"]["num_edges"] == len(want["pairs"])
     assert meta["dropped"] == {"duplicate_edges": want["duplicate_edges"], "self_loops": want["self_loops"],
-                               "weights": True, "extra_columns": 1}
-    assert want["duplicate_edges"] == 2 and want["self_loops"] == 2
+                               "reverse_duplicates": 1, "weights": True, "extra_columns": 1}
+    assert want["duplicate_edges"] == 2 and want["self_loops"] == 2 and want["reverse_duplicates"] == 1
+    _accounted(meta, records)
     assert meta["raw_sha256"] == {"roads.csv": _sha(raw / "roads.csv")}  # the README is not a raw file
 
 

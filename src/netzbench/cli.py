@@ -109,7 +109,7 @@ def fetch(tasks: tuple[str, ...], all_tasks: bool, params_path: str, data_root: 
     pipeline costs seconds, not a stage start per task).
     """
     from .catalog.checks import DatasetError
-    from .catalog.data import fetch_task
+    from .catalog.data import fetch_summary, fetch_task
     from .catalog.fetch import ChecksumMismatch, DatasetUnavailable, UnsafeArchive
 
     params = _params(params_path, import_models=False)
@@ -125,21 +125,20 @@ def fetch(tasks: tuple[str, ...], all_tasks: bool, params_path: str, data_root: 
         _echo(f"{task}: {fetch_summary(meta)}")
 
 
-def fetch_summary(meta: dict) -> str:
-    """What a fetch established, in one line: status, what was checked, the counts."""
-    if meta["status"] != "ok":
-        return f"{meta['status']}: {meta.get('reason', '')}"
-    counts = " ".join(f"{k}={v}" for k, v in sorted((meta.get("counts") or {}).items()))
-    if meta.get("synthetic"):
-        what = f"generated per seed at training time by {meta.get('generator')} (nothing to download)"
-    elif meta.get("path"):
-        what = (f"{len(meta.get('raw_sha256') or {})} raw file(s) of {meta['path']} read as "
-                f"{meta.get('format')} (sha256 in meta.json), checked")
-    elif meta.get("raw_sha256"):
-        what = f"{len(meta['raw_sha256'])} raw file(s) sha256-hashed (checked against the catalogue where it has a hash), processed"
-    else:
-        what = f"built from {meta.get('loader') or meta.get('format', 'the package')}"
-    return f"ok, {what}" + (f"; {counts}" if counts else "")
+@main.command()
+@click.argument("task")
+@click.option("--data-root", default="data", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="The card as JSON.")
+def card(task: str, data_root: str, as_json: bool) -> None:
+    """Print the dataset card of TASK: sizes, labels and homophily, split audits, warnings."""
+    from .catalog.card import card_text, read_card
+    from .paths import child
+
+    try:
+        found = read_card(child(data_root, task))
+    except FileNotFoundError as exc:
+        raise UserError(str(exc)) from None
+    _echo(json.dumps(found, indent=2) if as_json else card_text(found))
 
 
 @main.command()

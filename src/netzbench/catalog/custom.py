@@ -44,6 +44,7 @@ from ..families import TASK_TYPES
 from ..graphs.convert import GRAPH_FAMILIES, discarded, graph_x, to_bundle
 from ..params import check_name, closest
 from ..paths import import_ref, user_root
+from . import positional
 from .checks import DatasetError, normalise_labels
 from .readers.declared import FAMILIES, FORMATS, read_dataset
 from .readers.network_bundles import LABELLED
@@ -53,8 +54,8 @@ from .table import CATEGORIES, DATASETS, TASKS, Dataset, TaskSpec, add_dataset, 
 PROCESSOR = "netzbench.catalog.custom:process"
 #: a seed-aware loader runs at training time, as a generator (part of result identity)
 GENERATOR = "netzbench.synthetic.user:generate"
-ENTRY_KEYS = ("loader", "format", "path", "family", "label", "epochs", "category", "split", "name", "description",
-              "license", "citation")
+ENTRY_KEYS = ("loader", "format", "path", "family", "label", "features", "epochs", "category", "split", "name",
+              "description", "license", "citation")
 #: entry keys holding free text (or a split name: which ones fit the data is checked at fetch)
 TEXT_KEYS = ("split", "name", "description", "license", "citation")
 DEFAULT_EPOCHS = 100
@@ -106,10 +107,20 @@ def _check_entry(tid: str, entry: dict) -> tuple[str | None, str | None]:
     if fmt is not None and family not in FAMILIES[fmt]:
         raise ParamsError(f"{where}`: format {fmt!r} serves {', '.join(FAMILIES[fmt])}, not {family!r}")
     if label is not None and (not isinstance(label, str) or family != "node_cls" or fmt not in (None, *LABELLED)):
-        raise ParamsError(f"{where}.label` names the node attribute that is the class: node_cls from "
-                          f"{' or '.join(LABELLED)} only, got {label!r} ({family}, {fmt or 'format guessed'})")
+        raise ParamsError(f"{where}.label` names the node attribute (or node-table column) that is the class: "
+                          f"node_cls from {' or '.join(LABELLED)} only, got {label!r} ({family}, "
+                          f"{fmt or 'format guessed'})")
     if not isinstance(epochs, int) or isinstance(epochs, bool) or epochs <= 0:
         raise ParamsError(f"{where}.epochs` must be a positive integer, got {epochs!r}")
+    if "features" in entry:
+        try:
+            positional.parse(entry["features"])
+        except ValueError as exc:
+            raise ParamsError(f"{where}.features`: {exc}") from None
+        if family != "node_cls":
+            raise ParamsError(f"{where}.features` is for node_cls: a {family} task's held-out edges would shape "
+                              "positional encodings computed at fetch (they must come from each seed's training "
+                              "edges, which training does not compute yet); drop it")
     category = entry.get("category")
     if category is not None and category not in (*CATEGORIES, "custom"):
         raise ParamsError(f"{where}.category` must be one of {', '.join((*CATEGORIES, 'custom'))}, got "
@@ -133,6 +144,7 @@ def register_custom_tasks(custom: dict) -> None:
         family, epochs = entry["family"], entry.get("epochs", DEFAULT_EPOCHS)
         params = {"loader": loader, "family": family} if loader else {"family": family, "format": fmt,
                                                                       "label": entry.get("label")}
+        params["features"] = entry.get("features")
         params = {k: v for k, v in {**params, "path": entry.get("path")}.items() if v is not None}
         source = loader or f"{fmt or 'raw'} files in {entry['path']}"
         DATASETS.pop(tid, None)
@@ -209,10 +221,26 @@ def with_features(obj, family: str):
 
 
 def process(root: str, family: str, loader: str | None = None, path: str | None = None, format: str | None = None,
-            label: str | None = None) -> tuple[dict, dict, dict]:
+            label: str | None = None, features: str | None = None) -> tuple[dict, dict, dict]:
     """Read a custom task's data: ``(arrays, counts, record)``, ``record`` holding the fields of
     ``meta.json`` that say where the data came from (format, raw file hashes, loader, what was
-    dropped, the class-label mapping when labels were not ``0..C-1``: :mod:`.checks`)."""
+    dropped, the class-label mapping when labels were not ``0..C-1``: :mod:`.checks`, and for node
+    classification the node features used where the files give none: :mod:`.positional`)."""
+    arrays, counts, record = _read(root, family, loader, path, format, label)
+    if family == "node_cls":
+        try:
+            arrays, used = positional.node_features(arrays, features)
+        except ValueError as exc:
+            raise DatasetError(f"custom task {Path(root).name!r}: {exc}") from None
+        if used is not None:
+            record["node_features"] = used
+            if "x" in arrays:
+                counts = {**counts, "num_features": int(arrays["x"].shape[1])}
+    return arrays, counts, record
+
+
+def _read(root: str, family: str, loader: str | None, path: str | None, format: str | None,
+          label: str | None) -> tuple[dict, dict, dict]:
     task = Path(root).name
     if loader is None:
         raw = raw_path(path, root)

@@ -28,6 +28,7 @@ from ..graphs.counts import dropped_record, meta_counts
 from ..graphs.layout import GENERATOR_VERSION, GRAPH, SEEDS, data_hash, save_arrays, seed_file, write_meta
 from ..paths import cache_root, child, import_ref, resolve_mirror
 from ..protocol import resolve
+from .card import build_card
 from .checks import DatasetError, check_arrays, normalise_labels
 from .custom import GENERATOR as CUSTOM_GENERATOR
 from .custom import PROCESSOR as CUSTOM_PROCESSOR
@@ -158,7 +159,27 @@ def fetch_task(task_id: str, params: dict, data_root: str | os.PathLike = "data"
         state.write_text(f"{fingerprint} {data_hash(out)}", encoding="utf-8")  # and what out then held
     _log_provenance({"time": time.time(), "task": task_id, "dataset": ds.id, "origin": origin,
                      "status": meta["status"]})
+    if meta["status"] == "ok" and not meta.get("synthetic"):  # generated data: `netzbench card` on demand
+        for warning in build_card(out)["warnings"]:  # the card's failed audits, once per processing
+            echo(f"WARNING: {task_id}: {warning}")
     return meta
+
+
+def fetch_summary(meta: dict) -> str:
+    """What a fetch established, in one line: status, what was checked, the counts."""
+    if meta["status"] != "ok":
+        return f"{meta['status']}: {meta.get('reason', '')}"
+    counts = " ".join(f"{k}={v}" for k, v in sorted((meta.get("counts") or {}).items()))
+    if meta.get("synthetic"):
+        what = f"generated per seed at training time by {meta.get('generator')} (nothing to download)"
+    elif meta.get("path"):
+        what = (f"{len(meta.get('raw_sha256') or {})} raw file(s) of {meta['path']} read as "
+                f"{meta.get('format')} (sha256 in meta.json), checked")
+    elif meta.get("raw_sha256"):
+        what = f"{len(meta['raw_sha256'])} raw file(s) sha256-hashed (checked against the catalogue where it has a hash), processed"
+    else:
+        what = f"built from {meta.get('loader') or meta.get('format', 'the package')}"
+    return f"ok, {what}" + (f"; {counts}" if counts else "")
 
 
 class _KeepPrevious(Exception):
@@ -204,6 +225,8 @@ def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: di
         _record_counts(meta, arrays, counts, record.get("dropped"))
         meta["relational"] = meta["split"] == "relational_canonical"  # what training will do
         origin = f"custom:{record.get('loader') or record['format']}"
+        if "recognised" in record.get("notes", {}):  # the files hold another format than the entry says
+            echo(f"{task_id}: {record['notes']['recognised']}")
     elif ds.synthetic:
         gen_params = dict(ds.generator_params)
         if resolve(params["protocol"], params["protocol_overrides"])["synthetic_graphs"] == "reference":

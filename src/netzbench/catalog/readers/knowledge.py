@@ -14,7 +14,14 @@ triples, :func:`.pyg_datasets.relational_arrays`):
              line is the number of triples, then ``head tail relation``
              (numeric ids; note the order). ``entity2id.txt`` /
              ``relation2id.txt`` (count line first) give the entity and
-             relation counts, else the largest id + 1.
+             relation counts, else the largest id + 1. The same content
+             saved as ``train.txt``/``valid.txt``/``test.txt`` (PyG's
+             WordNet18 download) is read too.
+
+The two are told apart by what the files hold, not only by their names
+(:func:`kg_layout`): a train file whose first line is one integer and whose
+next line is three integers is OpenKE's layout whatever its name or the
+declared format, and the bundle's ``notes["recognised"]`` says so.
 
 A triple listed twice in one split is kept once (counted in ``dropped``, per
 split and in all as ``duplicate_edges``).
@@ -42,6 +49,66 @@ def _split_files(path: Path, fmt: str, names: dict[str, tuple[str, ...]], suffix
             raise ReadError(fmt, path, f"a {split} file ({want})", f"no such file ({', '.join(sorted(files)[:10])})")
         out[split] = hit[0]
     return out
+
+
+def _head(path: Path, lines: int = 2) -> list[list[bytes]]:
+    """The fields of the first ``lines`` non-blank, non-comment lines of ``path``."""
+    out = []
+    for line in read_text(path).split(b"\n"):
+        if line.strip() and not line.lstrip().startswith(b"#"):
+            out.append(line.split())
+            if len(out) == lines:
+                break
+    return out
+
+
+def _numeric_count_layout(path: Path) -> bool:
+    """OpenKE's layout: a line with one integer (the count), then ``head tail relation`` integers."""
+    head = _head(path)
+    return (len(head) >= 1 and len(head[0]) == 1 and head[0][0].isdigit()
+            and (len(head) == 1 or (len(head[1]) == 3 and all(f.isdigit() for f in head[1]))))
+
+
+def kg_layout(path: str | Path) -> tuple[str, dict[str, Path]] | None:
+    """``(format, split files)`` of the knowledge graph under ``path`` read by content, or None.
+
+    ``openke`` when the train file (``train2id.txt``, else ``train.txt``/``.tsv``) starts with a count
+    line and numeric ``head tail relation`` triples; ``triples`` when ``train``/``test`` files hold
+    anything else.
+    """
+    path = Path(path)
+    for suffixes, names in (((".txt",), {s: tuple(n + "2id" for n in v) for s, v in SPLITS.items()}),
+                            ((".txt", ".tsv"), SPLITS)):
+        try:
+            files = _split_files(path, "any", names, suffixes)
+        except ReadError:
+            continue
+        return ("openke" if _numeric_count_layout(files["train"]) else "triples"), files
+    return None
+
+
+def read_knowledge_graph(path: str | Path, declared: str | None = None) -> Bundle:
+    """Read the knowledge graph under ``path`` as what its files hold (:func:`kg_layout`).
+
+    ``declared`` (``triples``/``openke``, or None) is the format the entry names; where the content is
+    the other layout, it is read as that and ``notes["recognised"]`` says what was found.
+    """
+    path = Path(path)
+    found = kg_layout(path)
+    if found is None:
+        fmt = declared or "triples"
+        want = "train2id.txt, valid2id.txt, test2id.txt" if fmt == "openke" else "train.txt, valid.txt, test.txt"
+        listing = ", ".join(sorted(p.name for p in data_files(path))[:10]) or "no data files"
+        raise ReadError(fmt, path, f"split files ({want})", f"no such files ({listing})")
+    fmt, files = found
+    bundle = read_openke(path, files) if fmt == "openke" else read_triples(path)
+    bundle.notes["format"] = fmt
+    if declared is not None and declared != fmt:
+        what = ("a count line, then numeric 'head tail relation' triples" if fmt == "openke"
+                else "'head<TAB>relation<TAB>tail' triples, no count line")
+        bundle.notes["recognised"] = (f"declared format {declared!r}, but {files['train'].name} holds {what}: "
+                                      f"read as {fmt!r}")
+    return bundle
 
 
 def _dictionary(path: Path, fmt: str) -> dict[str, int] | None:
@@ -109,11 +176,12 @@ def _count_file(path: Path, fmt: str, what: str) -> int | None:
     return int(first)
 
 
-def read_openke(path: str | Path) -> Bundle:
-    """Read OpenKE ``*2id.txt`` triples (count line, then ``head tail relation``; module docstring)."""
+def read_openke(path: str | Path, files: dict[str, Path] | None = None) -> Bundle:
+    """Read OpenKE ``*2id.txt`` triples (count line, then ``head tail relation``; module docstring);
+    ``files``: the split files when they have other names (``train.txt``, ...)."""
     fmt = "openke"
-    files = _split_files(Path(path), fmt, {s: tuple(n + "2id" for n in names) for s, names in SPLITS.items()},
-                         (".txt",))
+    files = files or _split_files(Path(path), fmt, {s: tuple(n + "2id" for n in names) for s, names in SPLITS.items()},
+                                  (".txt",))
     folder = files["train"].parent
     num_entities = _count_file(folder / "entity2id.txt", fmt, "entities")
     num_relations = _count_file(folder / "relation2id.txt", fmt, "relations")

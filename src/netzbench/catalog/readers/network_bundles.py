@@ -5,7 +5,8 @@ Link prediction processes the edge records exactly as the catalogue does
 that have an edge, numbered by increasing id), so a network declared from
 the same raw file gives the same ``graph.npz`` as its catalogue entry. Node
 classification needs a class per node: ``label`` names a node attribute
-(GML) or a ``nodes.csv`` column (Netzschleuder); every declared node is kept
+(GML; GraphML and GEXF, by id or by ``attr.name``/``title``) or a
+``nodes.csv`` column (Netzschleuder); every declared node is kept
 (isolated ones too), numbered by increasing id, with the unique undirected
 edges stored in both directions.
 
@@ -13,6 +14,10 @@ Edge lists (``edgelist``) are read here too: whitespace, tab or comma
 separated, an optional header line, ``#``/``%`` comments, integer ids as in
 the file or names (numbered in sorted order), extra columns (weights,
 timestamps) ignored.
+
+The files of network tools (GraphML, Pajek ``.net``, GEXF) are read by
+:mod:`.tool_formats`, and found by their content (``<graphml``, ``<gexf``,
+``*Vertices`` near the top) as well as by their suffix.
 """
 
 from __future__ import annotations
@@ -28,14 +33,23 @@ import numpy as np
 from ...graphs.edges import symmetric_edges, undirected_pairs
 from ..checks import normalise_labels
 from ..fetch import safe_extract
-from .network_formats import (EdgeRecords, _gml_int, _gml_tree, read_gml, read_konect, read_multiplex_edges,
-                              read_netzschleuder_csv, read_sociopatterns_tij, read_ucinet_csv_matrix)
-from .networks import edge_values, link_dropped, simple_bundle
+from .network_formats import (EdgeRecords, _gml_int, _gml_tree, _open_binary, read_gml, read_konect,
+                              read_multiplex_edges, read_netzschleuder_csv, read_sociopatterns_tij,
+                              read_ucinet_csv_matrix)
+from .networks import edge_values, link_dropped, reverse_duplicates, simple_bundle
+from .side_tables import SIDE_TABLES, side_labels
+from .ucinet_dl import dl_values, is_dl, parse_dl
 from .text import (Bundle, ReadError, count_dropped, data_files, first_data_line, one_file, read_table, read_text,
                    separator)
+from .tool_formats import NOTE_KEYS, ToolGraph, looks_like_pajek, read_gexf, read_graphml, read_pajek
 
-#: formats whose nodes carry attributes that ``label`` can name
-LABELLED = ("gml", "netzschleuder")
+#: formats whose nodes carry attributes that ``label`` can name (multiplex, sociopatterns: in a node table beside
+#: the edges, :mod:`.side_tables`; musae, geomgcn: read by :mod:`.node_tables`)
+LABELLED = ("gml", "netzschleuder", "multiplex", "sociopatterns", "musae", "geomgcn", "graphml", "gexf")
+#: the formats of network tools (:mod:`.tool_formats`: node attributes in the file) and their readers
+TOOL_READERS = {"graphml": read_graphml, "pajek": read_pajek, "gexf": read_gexf}
+#: Pajek files that are not networks (partitions, vectors, permutations, ...) though they start '*Vertices N'
+_PAJEK_NOT_NETWORKS = (".clu", ".vec", ".per", ".cls", ".hie")
 EDGE_SUFFIXES = ("", ".txt", ".csv", ".tsv", ".edges", ".edgelist", ".el", ".dat", ".gz", ".bz2")
 _HEADER_WORDS = {"source", "target", "from", "to", "src", "dst", "u", "v", "i", "j", "node1", "node2", "head",
                  "tail", "id1", "id2", "a", "b", "start", "end", "sender", "receiver"}
@@ -49,16 +63,53 @@ def _first_line(path: Path) -> bytes:
         return b""
 
 
+def _head(path: Path, size: int = 4096) -> bytes:
+    """The first bytes of a (possibly compressed) file, lower case; empty when it cannot be read."""
+    try:
+        with _open_binary(path) as fh:
+            return fh.read(size).lower()
+    except (OSError, EOFError, ValueError):
+        return b""
+
+
+def _named(path: Path, suffix: str) -> bool:
+    name = path.name.lower()
+    return any(name.endswith(suffix + z) for z in ("", ".gz", ".bz2"))
+
+
+def is_graphml(path: Path) -> bool:
+    return _named(path, ".graphml") or b"<graphml" in _head(path)
+
+
+def is_gexf(path: Path) -> bool:
+    return _named(path, ".gexf") or b"<gexf" in _head(path)
+
+
+def is_pajek(path: Path) -> bool:
+    """A file whose first line (after ``%`` comments) is ``*Network`` or ``*Vertices``, whatever its name,
+    except Pajek's partition and vector files (``.clu``, ``.vec``, ...), which start ``*Vertices N`` too."""
+    return not path.name.lower().endswith(_PAJEK_NOT_NETWORKS) and looks_like_pajek(_head(path))
+
+
 def is_konect(path: Path) -> bool:
     return path.name.startswith("out.") or re.match(rb"%\s*(sym|asym|bip)\b", _first_line(path)) is not None
 
 
 def is_ucinet(path: Path) -> bool:
-    """A CSV whose first row starts with an empty corner cell and has one more cell than there are rows."""
+    """A UCINET DL file (first word ``DL``, whatever the suffix: :func:`.ucinet_dl.is_dl`), or a CSV whose
+    first row starts with an empty corner cell and has one more cell than there are rows."""
+    if is_dl(path):
+        return True
     if path.suffix.lower() != ".csv" or not _first_line(path).startswith((b",", b'"",')):
         return False
     rows = [r for r in csv.reader(io.StringIO(read_text(path).decode("utf-8-sig", "replace"))) if any(r)]
     return len(rows[0]) == len(rows)
+
+
+def is_sociopatterns(path: Path) -> bool:
+    """A SocioPatterns contact list by its name (``tij*``, or ``.dat``/``.csv``/``.txt``), unless it is a
+    UCINET DL file (saved as ``.dat`` or ``.txt`` too)."""
+    return (path.name.startswith("tij") or path.suffix in (".dat", ".csv", ".txt")) and not is_dl(path)
 
 
 def is_edgelist(path: Path) -> bool:
@@ -74,18 +125,21 @@ FILES = {
     "netzschleuder": ("a Netzschleuder <net>.csv.zip (or its edges.csv)",
                       lambda p: p.name.endswith(".csv.zip") or (p.name == "edges.csv"
                                                                 and _first_line(p).startswith(b"# source"))),
-    "sociopatterns": ("a SocioPatterns contact list 't i j' (tij_*.dat)",
-                      lambda p: p.name.startswith("tij") or p.suffix in (".dat", ".csv", ".txt")),
-    "ucinet": ("a UCINET CSV adjacency matrix (header row of names, empty corner cell)", is_ucinet),
+    "sociopatterns": ("a SocioPatterns contact list 't i j' (tij_*.dat)", is_sociopatterns),
+    "ucinet": ("a UCINET DL file (first word 'DL', any suffix: .dat, .txt, ...) or a UCINET CSV adjacency "
+               "matrix (header row of names, empty corner cell)", is_ucinet),
     "multiplex": ("a multiplex edge file '<name>_multiplex.edges' (layer node node weight)",
                   lambda p: p.name.endswith(".edges")),
+    "graphml": ("a GraphML file (*.graphml, or XML with a <graphml> root)", is_graphml),
+    "pajek": ("a Pajek .net file ('*Vertices N' after '%' comments and '*Network')", is_pajek),
+    "gexf": ("a GEXF file (*.gexf, or XML with a <gexf> root)", is_gexf),
 }
 
 
 def network_file(path: Path, fmt: str) -> Path:
     what, test = FILES[fmt]
     if fmt == "sociopatterns":  # prefer the tij file when a folder also holds metadata
-        found = [p for p in data_files(path) if p.name.startswith("tij")]
+        found = [p for p in data_files(path) if p.name.startswith("tij") and not is_dl(p)]
         if len(found) == 1:
             return found[0]
     if fmt == "multiplex":
@@ -162,8 +216,12 @@ def _diagnosed(reader, file: Path, fmt: str, what: str, columns: tuple[int, int]
         raise ReadError(fmt, file, what, str(exc)) from None
 
 
-def _records(file: Path, fmt: str, tmp: Path) -> tuple[EdgeRecords, dict, Path | None]:
-    """Edge records of ``file`` in ``fmt``, what was left out, and the nodes.csv of a Netzschleuder zip."""
+def _records(file: Path, fmt: str, tmp: Path) -> tuple[EdgeRecords, dict, Path | ToolGraph | None]:
+    """Edge records of ``file`` in ``fmt``, what was left out, and the nodes.csv of a Netzschleuder zip
+    (the whole :class:`~.tool_formats.ToolGraph` of a tool's file, for its node attributes)."""
+    if fmt in TOOL_READERS:
+        graph = TOOL_READERS[fmt](file)
+        return graph.records, dict(graph.info), graph
     if fmt == "gml":
         try:
             return read_gml(file), edge_values(file, fmt), None
@@ -186,7 +244,11 @@ def _records(file: Path, fmt: str, tmp: Path) -> tuple[EdgeRecords, dict, Path |
     if fmt == "multiplex":
         return (_diagnosed(read_multiplex_edges, file, fmt, "'layer node node weight' per line", (1, 2)),
                 edge_values(file, fmt), None)
-    if fmt == "ucinet":
+    if fmt == "ucinet":  # by content: a DL file (any suffix), else the CSV matrix
+        if is_dl(file):
+            dl = parse_dl(file)  # what edge_values(file, "ucinet") reports, read once
+            info = {**dl_values(dl), **({"node_ids": dl.node_ids} if dl.node_ids else {})}  # node_ids -> notes
+            return dl.records, info, None
         try:
             return read_ucinet_csv_matrix(file), edge_values(file, fmt), None
         except ValueError as exc:
@@ -289,12 +351,23 @@ def read_network(path: str | Path, fmt: str, family: str = "link_pred", label: s
                         f"{', '.join(LABELLED)})", f"label {label!r}" if label else "no label")
     with tempfile.TemporaryDirectory(prefix="netzbench-raw-") as tmp:
         records, dropped, nodes = _records(file, fmt, Path(tmp))
-        if family == "node_cls":
-            ids, labels = _gml_labels(file, label) if fmt == "gml" else _netzschleuder_labels(nodes, label, file)
+        side = None  # the node table read beside the edges (SIDE_TABLES)
+        if family == "node_cls" and fmt in SIDE_TABLES:
+            ids, labels, side, dropped["node_ids"] = side_labels(file, fmt, label, records)  # -> notes
+        elif family == "node_cls":
+            if fmt == "gml":
+                ids, labels = _gml_labels(file, label)
+            elif fmt in TOOL_READERS:
+                ids, labels = nodes.labels(label)
+            else:
+                ids, labels = _netzschleuder_labels(nodes, label, file)
     notes = {}
     if family == "node_cls":
         dropped = {**count_dropped(records.src, records.dst), **dropped}
         arrays, counts, mapping = _labelled(ids, labels, records)
+        reverse = reverse_duplicates(records, dropped["duplicate_edges"], counts["num_edges"])
+        if reverse:
+            dropped["reverse_duplicates"] = reverse
         if mapping:
             notes["label_mapping"] = mapping
         notes["label"] = label
@@ -303,8 +376,9 @@ def read_network(path: str | Path, fmt: str, family: str = "link_pred", label: s
             arrays, counts = simple_bundle(records, bool(records.directed))
         except ValueError as exc:
             raise ReadError(fmt, file, "edges between distinct nodes", str(exc)) from None
-        dropped = link_dropped(records, dropped, counts["num_nodes"])
-    for key in ("header", "node_ids"):
+        dropped = link_dropped(records, dropped, counts["num_nodes"], counts["num_edges"])
+    for key in ("header", "node_ids", *NOTE_KEYS):
         if key in dropped:
             notes[key] = dropped.pop(key)
-    return Bundle(arrays, counts, {k: v for k, v in dropped.items() if v is not False}, [file], notes)
+    files = [file] if side is None else [file, side]
+    return Bundle(arrays, counts, {k: v for k, v in dropped.items() if v is not False}, files, notes)

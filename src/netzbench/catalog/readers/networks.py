@@ -41,6 +41,7 @@ import numpy as np
 from .network_formats import (EdgeRecords, _gml_tree, read_edgelist, read_gml, read_konect, read_multiplex_edges,
                               read_netzschleuder_csv, read_sociopatterns_tij, read_ucinet_csv_matrix)
 from .text import count_dropped, first_data_line, read_text, separator
+from .ucinet_dl import dl_values, is_dl
 
 
 # ---------------------------------------------------------------------------
@@ -150,8 +151,9 @@ def _ucinet_weighted(file: Path) -> bool:
 
 def edge_values(file: Path, fmt: str) -> dict:
     """What the edge records of ``file`` carry besides their two ends, all discarded: ``weights`` (bool),
-    ``timestamps``, ``layers``, ``edge_attributes`` (names), ``extra_columns`` (edge lists: any extra
-    column counts as a weight). ``fmt`` is a declared format's name (values of :data:`SOURCE_FILES`)."""
+    ``timestamps``, ``layers`` (True; a UCINET DL file: the number of stacked matrices, when above 1),
+    ``edge_attributes`` (names), ``extra_columns`` (edge lists: any extra column counts as a weight).
+    ``fmt`` is a declared format's name (values of :data:`SOURCE_FILES`)."""
     file = Path(file)
     out: dict = {}
     if fmt in ("gml", "netzschleuder"):
@@ -179,18 +181,37 @@ def edge_values(file: Path, fmt: str) -> dict:
         out["timestamps"] = True
     elif fmt == "multiplex":
         out.update(layers=True, weights=True)
-    elif fmt == "ucinet":
-        out["weights"] = _ucinet_weighted(file)
+    elif fmt == "ucinet":  # by content: a DL file (weights, and layers when NM > 1), else the CSV matrix
+        out.update(dl_values(file) if is_dl(file) else {"weights": _ucinet_weighted(file)})
     return out
 
 
-def link_dropped(records: EdgeRecords, values: dict, num_nodes: int) -> dict:
-    """``dropped`` of a network read for link prediction: self-loops and repeated records (a record
-    ``v u`` after ``u v`` names the same undirected edge and is not counted), the per-edge ``values``
-    (:func:`edge_values`) and declared nodes without an edge (``isolated_nodes``)."""
+def reverse_duplicates(records: EdgeRecords, duplicate_edges: int, num_edges: int) -> int:
+    """Records ``v u`` merged into the undirected edge of an earlier ``u v`` record: the records that are
+    neither self-loops, nor repeats (``duplicate_edges``), nor the first record of one of the ``num_edges``
+    pairs. ``records = num_edges + self_loops + duplicate_edges + reverse_duplicates``."""
+    loops = int(np.count_nonzero(np.asarray(records.src) == np.asarray(records.dst)))
+    return int(len(records.src) - loops - duplicate_edges - num_edges)
+
+
+def link_dropped(records: EdgeRecords, values: dict, num_nodes: int, num_edges: int | None = None) -> dict:
+    """``dropped`` of a network read for link prediction, accounting for every record and node: self-loops,
+    repeated records (``duplicate_edges``), records merged with the reverse of an earlier one
+    (``reverse_duplicates``, given ``num_edges``), the per-edge ``values`` (:func:`edge_values`), nodes
+    whose only records are self-loops (``self_loop_only_nodes``) and declared nodes without any record
+    (``isolated_nodes``). Counts that are 0 are left out (but ``self_loops``/``duplicate_edges``)."""
     dropped = {**count_dropped(records.src, records.dst), **values}
-    if records.declared_nodes is not None and records.declared_nodes > num_nodes:
-        dropped["isolated_nodes"] = int(records.declared_nodes - num_nodes)
+    if num_edges is not None:
+        reverse = reverse_duplicates(records, dropped["duplicate_edges"], num_edges)
+        if reverse:
+            dropped["reverse_duplicates"] = reverse
+    only = 0
+    if dropped["self_loops"]:  # ids in any record, less those in a record between two nodes (kept)
+        only = int(_unique(np.concatenate([np.asarray(records.src), np.asarray(records.dst)])).size) - num_nodes
+        if only:
+            dropped["self_loop_only_nodes"] = only
+    if records.declared_nodes is not None and records.declared_nodes > num_nodes + only:
+        dropped["isolated_nodes"] = int(records.declared_nodes - num_nodes - only)
     return {k: v for k, v in dropped.items() if v is not False}
 
 
@@ -201,7 +222,7 @@ def _process(raw_dir: Path, fmt: str, directed: bool) -> tuple[dict, dict, dict]
     arrays, counts = simple_bundle(records, directed)
     patterns, declared_format = SOURCE_FILES[fmt]
     return arrays, counts, link_dropped(records, edge_values(_one(Path(raw_dir), *patterns), declared_format),
-                                        counts["num_nodes"])
+                                        counts["num_nodes"], counts["num_edges"])
 
 
 def link_pred(raw_dir: Path, fmt: str) -> tuple[dict, dict, dict]:

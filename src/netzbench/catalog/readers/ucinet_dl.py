@@ -1,0 +1,482 @@
+"""UCINET DL files (UCINET's native text format, often saved as ``.dat`` or ``.txt``) as edge records.
+
+A DL file is recognised by its content: its first word is ``DL`` (any case),
+whatever the file's suffix (:func:`is_dl`). Read here (the UCINET 6 "DL"
+help, :func:`read_ucinet_dl`):
+
+- a header of keywords, on one or several lines, any case, separated by
+  blanks or commas: ``N = 5`` (one-mode), or ``NR = 3, NC = 4`` (two-mode:
+  the rows and the columns are two node sets, the column nodes numbered
+  after the row nodes), ``NM = 2`` (stacked matrices, one per relation or
+  level), ``FORMAT = ...``, ``DIAGONAL = PRESENT|ABSENT``;
+- ``FORMAT``: ``FULLMATRIX`` (the default), ``LOWERHALF`` and ``UPPERHALF``
+  (one-mode; with ``DIAGONAL = ABSENT`` the diagonal cells are left out,
+  and so is the row that would be empty), ``EDGELIST1`` (``i j [w]`` per
+  line) and ``NODELIST1`` (``i j k ...``: ``i`` tied to each of ``j k ...``),
+  ``EDGELIST2``/``NODELIST2`` their two-mode forms (``NR``/``NC``; a two-mode
+  header reads ``EDGELIST1``/``NODELIST1`` the same way); nodes named by
+  1-based numbers or by their labels; UCINET's short names (``FM``, ``LH``,
+  ``UH``, ``EL1``, ``EL2``, ``NL1``, ``NL2``) too;
+- labels: ``LABELS:`` (one-mode), ``ROW LABELS:``, ``COLUMN LABELS:`` (or
+  ``COL``), ``LEVEL LABELS:`` (or ``MATRIX LABELS:``, one per matrix), the
+  labels separated by commas, blanks or line ends, quoted with ``"`` when
+  they hold blanks or commas; their number must be N (NR, NC, NM); ``LABELS
+  EMBEDDED`` (also ``ROW``/``COLUMN LABELS EMBEDDED``): in a matrix, a line
+  of column labels before the rows (before the first matrix; repeated
+  before the others or not) and the row label first on each row; in an
+  edge or node list, the nodes named by labels, numbered in the order they
+  first appear;
+- ``DATA:``, then the matrices one after another (a matrix row per line,
+  values separated by blanks or commas); edge and node lists of several
+  matrices are separated by lines holding ``!`` (or given as one list: the
+  network is their union either way).
+
+Node ids are positions (0-based: row ``i`` of the matrix is node ``i - 1``).
+A nonzero cell ``(i, j)`` (an edge-list line with a nonzero ``w``) is a
+record ``i -> j``: a symmetric full matrix gives each tie twice (``i -> j``
+and ``j -> i``, the same undirected edge), a half matrix once; diagonal
+cells are self-loops. The stacked matrices are aggregated (a tie in any of
+them is an edge), as the ``multiplex`` format does; :func:`dl_values` says
+what was dropped (tie values other than 0/1 as ``weights``, the number of
+matrices as ``layers``). A full matrix or a list does not say whether the
+network is directed (``directed`` None); half matrices and two-mode data
+are undirected.
+
+Problems are :class:`~.text.ReadError` with the line: an unknown keyword or
+``FORMAT``, a label count that is not N, a matrix row of the wrong width, a
+cell that is not a number, fewer rows than the header declares (or more),
+a node number outside ``1..N``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .network_formats import EdgeRecords, _open_binary
+from .text import ReadError, read_text
+
+FMT = "ucinet"
+
+#: ``FORMAT =`` values (UCINET's short names too) -> the layout read
+LAYOUTS = {"fullmatrix": "fullmatrix", "fm": "fullmatrix", "full": "fullmatrix",
+           "lowerhalf": "lowerhalf", "lh": "lowerhalf", "upperhalf": "upperhalf", "uh": "upperhalf",
+           "edgelist1": "edgelist", "el1": "edgelist", "edgelist2": "edgelist2", "el2": "edgelist2",
+           "nodelist1": "nodelist", "nl1": "nodelist", "nodelist2": "nodelist2", "nl2": "nodelist2"}
+KEYS = ("n", "nm", "nr", "nc", "format", "diagonal")
+_KEYWORDS = ("DL keywords (N=, NR=, NC=, NM=, FORMAT=, DIAGONAL=, LABELS:, ROW/COLUMN/LEVEL LABELS:, "
+             "LABELS EMBEDDED, DATA:)")
+_FORMATS = "FORMAT = FULLMATRIX, LOWERHALF, UPPERHALF, EDGELIST1, EDGELIST2, NODELIST1 or NODELIST2"
+
+_DL = re.compile(rb"\s*dl(?=[\s,]|$)", re.I)
+_SEP = re.compile(r"[\s,]*")
+_HEAD = re.compile(r"""
+    (?P<dl>dl)(?=[\s,]|$)
+  | (?P<embedded>(?:(?P<eside>row|col|column)\s+)?labels\s+embedded)\b\s*:?
+  | (?P<labels>(?:(?P<side>row|col|column|level|matrix)\s+)?labels)\s*:
+  | (?P<data>data)\s*:
+  | (?P<key>[a-z]\w*)\s*=\s*(?P<value>"[^"]*"|[^\s,"]+)
+""", re.I | re.X)
+#: a line that ends a label section: a section or a keyword starts it
+_KEYLINE = re.compile(r"""(?:(?:row|col|column|level|matrix)\s+)?labels\s*(?::|\s+embedded\b)
+                          | data\s*: | (?:n|nm|nr|nc|format|diagonal)\s*=""", re.I | re.X)
+_TOKEN = re.compile(r'"([^"]*)"|([^\s,"]+)|(")')
+_SIDES = {"": "both", "row": "row", "col": "col", "column": "col", "level": "level", "matrix": "level"}
+
+
+def is_dl(path: str | Path) -> bool:
+    """Whether ``path`` is a UCINET DL file: its first word is ``DL`` (any case; a BOM and blank lines
+    before it are skipped), whatever its suffix."""
+    try:
+        with _open_binary(Path(path)) as fh:
+            head = fh.read(4096)
+    except (OSError, EOFError, ValueError):
+        return False
+    return _DL.match(head.removeprefix(b"\xef\xbb\xbf")) is not None
+
+
+@dataclass
+class DLNetwork:
+    """A DL file read: the edge records and what the file says besides."""
+
+    records: EdgeRecords
+    layout: str  # fullmatrix, lowerhalf, upperhalf, edgelist, edgelist2, nodelist, nodelist2
+    layers: int  # NM, the number of stacked matrices aggregated
+    weighted: bool  # a tie value other than 0 or 1
+    two_mode: bool
+    row_labels: list[str] | None = None
+    col_labels: list[str] | None = None
+    level_labels: list[str] | None = None
+    node_ids: str | None = None  # how the nodes are numbered, where not simply by matrix row
+
+
+def read_ucinet_dl(path: str | Path) -> EdgeRecords:
+    """The edge records of a UCINET DL file (module docstring); ids are 0-based positions."""
+    return parse_dl(path).records
+
+
+def dl_values(path: str | Path | DLNetwork) -> dict:
+    """What the records of a DL file (or one read) leave out: ``weights`` (bool), ``layers`` (NM, when above 1)."""
+    dl = path if isinstance(path, DLNetwork) else parse_dl(path)
+    out: dict = {"weights": dl.weighted}
+    if dl.layers > 1:
+        out["layers"] = dl.layers
+    return out
+
+
+# ---------------------------------------------------------------------------------- header
+
+
+def _tokens(text: str, path: Path, number: int) -> list[str]:
+    """The fields of ``text``: separated by commas or blanks, ``"quoted"`` ones kept whole."""
+    if '"' not in text:
+        return text.replace(",", " ").split()
+    out = []
+    for m in _TOKEN.finditer(text):
+        if m.group(3) is not None:
+            raise ReadError(FMT, path, "fields separated by commas or blanks, quotes closed", text.strip(), number)
+        out.append(m.group(1).strip() if m.group(1) is not None else m.group(2))
+    return out
+
+
+@dataclass
+class _Header:
+    keys: dict  # key -> (value, line)
+    sections: dict  # both/row/col/level -> (labels, [line of each label], line of the section)
+    embedded: set  # {"row", "col"}
+    data: list  # (line number, text) of the non-blank lines after DATA:
+    dl_line: int
+
+
+def _header(path: Path, lines: list[str]) -> _Header:
+    keys: dict = {}
+    sections: dict = {}
+    embedded: set = set()
+    current = None  # the label section being read
+    dl_line = None
+    for number, raw in enumerate(lines, 1):
+        line = raw.strip()
+        if not line:
+            continue
+        if dl_line is None:
+            if not _DL.match(line.encode()):
+                raise ReadError(FMT, path, "a UCINET DL file starting with 'DL'", line, number)
+            dl_line = number
+        if current is not None:
+            if not _KEYLINE.match(line):
+                words = _tokens(line, path, number)
+                current[0].extend(words)
+                current[1].extend([number] * len(words))
+                continue
+            current = None
+        pos = 0
+        while True:
+            pos = _SEP.match(line, pos).end()
+            if pos >= len(line):
+                break
+            m = _HEAD.match(line, pos)
+            if m is None or (m.group("dl") and (number != dl_line or pos)):
+                raise ReadError(FMT, path, _KEYWORDS, line[pos:], number)
+            if m.group("embedded"):
+                side = _SIDES[(m.group("eside") or "").lower()]
+                embedded |= {"row", "col"} if side == "both" else {side}
+            elif m.group("labels"):
+                side = _SIDES[(m.group("side") or "").lower()]
+                if side in sections:
+                    raise ReadError(FMT, path, f"one {m.group('labels').upper()}: section", line, number)
+                words = _tokens(line[m.end():], path, number)
+                current = sections[side] = (words, [number] * len(words), number)
+                break
+            elif m.group("data"):
+                data = [(number, line[m.end():])] if line[m.end():].strip() else []
+                data += [(k, text) for k, text in enumerate(lines[number:], number + 1) if text.strip()]
+                return _Header(keys, sections, embedded, data, dl_line)
+            elif m.group("key"):
+                key = m.group("key").lower()
+                if key not in KEYS:
+                    raise ReadError(FMT, path, _KEYWORDS, m.group(0), number)
+                if key in keys:
+                    raise ReadError(FMT, path, f"{key.upper()} = once in the header", m.group(0), number)
+                keys[key] = (m.group("value").strip('"').strip(), number)
+            pos = m.end()
+    raise ReadError(FMT, path, "a 'DATA:' line, then the data", "the end of the file" if dl_line else "an empty file")
+
+
+def _size(keys: dict, key: str, path: Path) -> int:
+    value, line = keys[key]
+    if not value.isdigit() or int(value) < 1:
+        raise ReadError(FMT, path, f"{key.upper()} = a positive whole number", f"{key.upper()} = {value}", line)
+    return int(value)
+
+
+def _labels(head: _Header, side: str, count: int, what: str, path: Path) -> list[str] | None:
+    """The labels of section ``side``, checked to be ``count`` of them."""
+    if side not in head.sections:
+        return None
+    labels, at, line = head.sections[side]
+    if len(labels) != count:
+        found = f"{len(labels)} label(s)" + (f": {', '.join(labels[:8])}{', ...' if len(labels) > 8 else ''}"
+                                             if labels else "")
+        raise ReadError(FMT, path, f"{count} labels ({what})", found,
+                        at[count] if len(labels) > count else (at[-1] if at else line))
+    return labels
+
+
+# ---------------------------------------------------------------------------------- data
+
+
+def parse_dl(path: str | Path) -> DLNetwork:
+    """Read the DL file ``path`` (module docstring); a :class:`~.text.ReadError` names the line at fault."""
+    path = Path(path)
+    lines = read_text(path).decode("utf-8-sig", "replace").split("\n")
+    head = _header(path, lines)
+    keys = head.keys
+    two_mode = "nr" in keys or "nc" in keys
+    if two_mode:
+        for key in ("nr", "nc"):
+            if key not in keys:
+                raise ReadError(FMT, path, "NR= and NC= (two-mode), or N= (one-mode)",
+                                f"{'NC' if key == 'nr' else 'NR'} = {keys['nc' if key == 'nr' else 'nr'][0]} alone",
+                                head.dl_line)
+        if "n" in keys:
+            raise ReadError(FMT, path, "N= (one-mode) or NR= and NC= (two-mode), not both", "N, NR and NC",
+                            keys["n"][1])
+        nr, nc = _size(keys, "nr", path), _size(keys, "nc", path)
+    else:
+        if "n" not in keys:
+            raise ReadError(FMT, path, "N= (the number of nodes) or NR= and NC=", "no N in the header", head.dl_line)
+        nr = nc = _size(keys, "n", path)
+    nm = _size(keys, "nm", path) if "nm" in keys else 1
+    value, line = keys.get("format", ("fullmatrix", head.dl_line))
+    layout = LAYOUTS.get(value.lower())
+    if layout is None:
+        raise ReadError(FMT, path, _FORMATS, f"FORMAT = {value}", line)
+    if two_mode and layout in ("lowerhalf", "upperhalf"):
+        raise ReadError(FMT, path, f"a one-mode N= for FORMAT = {value.upper()} (a half matrix is square)",
+                        f"NR = {nr}, NC = {nc}", line)
+    if not two_mode and layout in ("edgelist2", "nodelist2"):
+        raise ReadError(FMT, path, f"NR= and NC= (two-mode) for FORMAT = {value.upper()}", f"N = {nr}", line)
+    diagonal, line = keys.get("diagonal", ("present", head.dl_line))
+    if diagonal.lower() not in ("present", "absent"):
+        raise ReadError(FMT, path, "DIAGONAL = PRESENT or ABSENT", f"DIAGONAL = {diagonal}", line)
+    present = diagonal.lower() == "present"
+
+    if two_mode:
+        if "both" in head.sections:
+            raise ReadError(FMT, path, "ROW LABELS: and COLUMN LABELS: for two-mode data (NR=, NC=)", "LABELS:",
+                            head.sections["both"][2])
+        rows = _labels(head, "row", nr, f"NR = {nr}", path)
+        cols = _labels(head, "col", nc, f"NC = {nc}", path)
+    else:
+        found = [(side, _labels(head, side, nr, f"N = {nr}", path)) for side in ("both", "row", "col")]
+        found = [(side, labels) for side, labels in found if labels is not None]
+        for side, labels in found[1:]:
+            if labels != found[0][1]:
+                raise ReadError(FMT, path, "the same row and column labels in one-mode data (N=)",
+                                f"{side.upper() if side != 'both' else ''} LABELS: {', '.join(labels[:8])}".strip(),
+                                head.sections[side][2])
+        rows = cols = found[0][1] if found else None
+    levels = _labels(head, "level", nm, f"NM = {nm}", path)
+
+    shape = dict(nr=nr, nc=nc, nm=nm, two_mode=two_mode)
+    if layout in ("fullmatrix", "lowerhalf", "upperhalf"):
+        src, dst, weighted, rows, cols = _matrices(path, head, layout, present, rows, cols, **shape)
+    else:
+        src, dst, weighted, rows, cols = _lists(path, head, layout, rows, cols, **shape)
+    offset = nr if two_mode else 0
+    directed = False if two_mode or layout in ("lowerhalf", "upperhalf") else None
+    records = EdgeRecords(src, dst + offset, directed, nr + nc if two_mode else nr)
+    node_ids = None
+    if two_mode:
+        node_ids = f"two-mode: the NR = {nr} row nodes, then the NC = {nc} column nodes"
+    elif head.embedded and layout in ("edgelist", "nodelist"):
+        node_ids = "names (LABELS EMBEDDED), numbered in the order they first appear"
+    return DLNetwork(records, layout, nm, weighted, two_mode, rows, cols if two_mode else rows, levels, node_ids)
+
+
+def _row_plan(layout: str, present: bool, nr: int, nc: int) -> list[tuple[int, int, int, int | None]]:
+    """Per matrix row: ``(row node, first column, end column, diagonal column left out or None)``."""
+    if layout == "fullmatrix":
+        return [(r, 0, nc, None if present or nr != nc else r) for r in range(nr)]
+    if layout == "lowerhalf":
+        return [(r, 0, r + 1 if present else r, None) for r in range(nr) if present or r > 0]
+    return [(r, r if present else r + 1, nr, None) for r in range(nr) if present or r < nr - 1]
+
+
+def _numbers(fields: list[str], path: Path, number: int, text: str) -> np.ndarray:
+    try:
+        values = np.asarray(fields, dtype=np.float64)
+    except ValueError:
+        values = None
+    if values is None or not np.isfinite(values).all():
+        bad = next((f for f in fields if not _finite(f)), fields[0])
+        raise ReadError(FMT, path, f"numbers in the matrix ({bad!r} is not one; labels in the data need "
+                        "LABELS EMBEDDED)", text.strip(), number)
+    return values
+
+
+def _finite(field: str) -> bool:
+    try:
+        return bool(np.isfinite(float(field)))
+    except ValueError:
+        return False
+
+
+def _matrices(path: Path, head: _Header, layout: str, present: bool, rows, cols, *, nr: int, nc: int, nm: int,
+              two_mode: bool):
+    """Stacked matrices: the nonzero cells as records (row node, column node), and whether any is a weight."""
+    data = head.data
+    plan = _row_plan(layout, present, nr, nc)
+    rows = list(rows) if rows is not None else None
+    cols = list(cols) if cols is not None else None
+    where = f"N = {nr}" if not two_mode else f"NR = {nr}, NC = {nc}"
+    how = where + (f", NM = {nm}" if nm > 1 else "") + (f", {layout.upper()}" if layout != "fullmatrix" else "")
+    how += ", DIAGONAL = ABSENT" if not present else ""
+    per = f"{len(plan)} rows per matrix ({how})"
+    src, dst = [], []
+    weighted = False
+    k = 0
+    header_seen = None
+    for layer in range(nm):
+        if "col" in head.embedded:
+            if k >= len(data):
+                raise ReadError(FMT, path, f"a line of {nc} column labels (LABELS EMBEDDED) before matrix {layer + 1}",
+                                "the end of the file", data[-1][0] if data else None)
+            number, text = data[k]
+            labels = _tokens(text, path, number)
+            if layer == 0 or labels == header_seen:
+                if len(labels) != nc:
+                    raise ReadError(FMT, path, f"a line of {nc} column labels (LABELS EMBEDDED, {where})",
+                                    f"{len(labels)} label(s): {text.strip()[:120]}", number)
+                if cols is not None and labels != cols:
+                    raise ReadError(FMT, path, "the embedded column labels as in the LABELS: section",
+                                    text.strip()[:120], number)
+                cols = header_seen = labels
+                if not two_mode:
+                    rows = list(labels)
+                k += 1
+        for count, (r, start, end, skip) in enumerate(plan):
+            if k >= len(data):
+                last = data[-1][0] if data else None
+                raise ReadError(FMT, path, per, f"{count} row(s) in matrix {layer + 1} (the end of the file)", last)
+            number, text = data[k]
+            k += 1
+            fields = _tokens(text, path, number)
+            if "row" in head.embedded:
+                label = fields.pop(0) if fields else None
+                if rows is None:
+                    rows = [None] * nr
+                if rows[r] is None:
+                    rows[r] = label
+                elif label != rows[r]:
+                    raise ReadError(FMT, path, f"row label {rows[r]!r} (row {r + 1} of matrix {layer + 1}, labels "
+                                    "in the order of the columns)", text.strip()[:120], number)
+            width = end - start - (skip is not None)
+            if len(fields) != width:
+                raise ReadError(FMT, path, f"a row of {width} values (row {r + 1} of matrix {layer + 1}; {how})",
+                                f"{len(fields)} value(s): {text.strip()[:120]}", number)
+            values = _numbers(fields, path, number, text)
+            nz = np.flatnonzero(values)
+            if nz.size:
+                columns = np.arange(start, end, dtype=np.int64)
+                if skip is not None:
+                    columns = np.delete(columns, skip - start)
+                src.append(np.full(nz.size, r, dtype=np.int64))
+                dst.append(columns[nz])
+                weighted = weighted or bool((values[nz] != 1).any())
+    if k < len(data):
+        number, text = data[k]
+        raise ReadError(FMT, path, f"{per}, nothing after the last matrix", text.strip()[:120], number)
+    if rows is not None and None in rows:
+        rows = None
+    return _concat(src), _concat(dst), weighted, rows, cols
+
+
+def _concat(parts: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
+class _Names:
+    """Node names of one side: labels (given or embedded, new ones numbered in order of appearance) or
+    1-based numbers."""
+
+    def __init__(self, size: int, labels: list[str] | None, embedded: bool, what: str):
+        self.size, self.embedded, self.what = size, embedded, what
+        self.labels = list(labels or [])
+        self.index: dict[str, int] = {}
+        for i, label in enumerate(self.labels):
+            self.index.setdefault(label, i)
+
+    def __call__(self, token: str, fail) -> int:
+        i = self.index.get(token)
+        if i is not None:
+            return i
+        if self.embedded:
+            if len(self.labels) >= self.size:
+                fail(f"at most {self.size} distinct node names ({self.what}; {token!r} is one more)")
+            self.index[token] = len(self.labels)
+            self.labels.append(token)
+            return len(self.labels) - 1
+        if token.isdigit() and 1 <= int(token) <= self.size:
+            return int(token) - 1
+        fail(f"node numbers 1..{self.size} ({self.what}) or labels ({token!r} is neither; names need LABELS "
+             "EMBEDDED or a LABELS: section)")
+        raise AssertionError  # fail raises
+
+
+def _lists(path: Path, head: _Header, layout: str, rows, cols, *, nr: int, nc: int, nm: int, two_mode: bool):
+    """Edge lists (``i j [w]``) or node lists (``i j k ...``), one per matrix separated by ``!`` lines."""
+    if two_mode:
+        row_names = _Names(nr, rows, "row" in head.embedded, f"NR = {nr}")
+        col_names = _Names(nc, cols, "col" in head.embedded, f"NC = {nc}")
+    else:
+        row_names = col_names = _Names(nr, rows, bool(head.embedded), f"N = {nr}")
+    edges = layout.startswith("edgelist")
+    what = "'i j [w]' per line (EDGELIST)" if edges else "'i j k ...' per line (NODELIST: i tied to j, k, ...)"
+    src: list[int] = []
+    dst: list[int] = []
+    weighted = False
+    bangs: list[int] = []  # the '!' lines, which separate the lists of the matrices
+    for number, text in head.data:
+        if text.strip() == "!":
+            bangs.append(number)
+            continue
+
+        def fail(expected: str, number=number, text=text):
+            raise ReadError(FMT, path, expected, text.strip()[:120], number)
+
+        fields = _tokens(text, path, number)
+        if edges:
+            if len(fields) not in (2, 3):
+                fail(what)
+            i, j = row_names(fields[0], fail), col_names(fields[1], fail)
+            w = 1.0
+            if len(fields) == 3:
+                if not _finite(fields[2]):
+                    fail(f"{what} with a number for w")
+                w = float(fields[2])
+            if w != 0:
+                src.append(i)
+                dst.append(j)
+                weighted = weighted or w != 1
+        else:
+            if not fields:
+                fail(what)
+            i = row_names(fields[0], fail)
+            for field in fields[1:]:
+                src.append(i)
+                dst.append(col_names(field, fail))
+    if bangs and head.data[-1][1].strip() == "!":
+        bangs.pop()  # a '!' after the last list separates nothing
+    if len(bangs) + 1 > nm:
+        raise ReadError(FMT, path, f"NM = {nm} list(s) separated by '!' lines", f"list {nm + 1} after this '!'",
+                        bangs[nm - 1])
+    if 0 < len(bangs) < nm - 1:
+        raise ReadError(FMT, path, f"NM = {nm} lists separated by '!' lines (or one list)",
+                        f"{len(bangs) + 1} lists", bangs[-1])
+    rows = row_names.labels if len(row_names.labels) == nr else None
+    cols = col_names.labels if len(col_names.labels) == nc else None
+    return np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64), weighted, rows, cols
