@@ -17,7 +17,8 @@
   one of these layouts:
 
   * single graph: ``x`` float32 [N, F] (optional for link prediction: then
-    structural features are used), ``edge_index`` int64 [2, E],
+    structural features are used, or with ``laplacian_k`` int64 the K lowest
+    Laplacian eigenvectors of each seed's training edges), ``edge_index`` int64 [2, E],
     ``num_nodes`` int64, and for node classification ``y`` int64 [N] with
     ``train_mask``/``val_mask``/``test_mask`` bool [N] or [N, S] when the
     dataset ships S canonical splits (seed ``s`` uses column ``s % S``).
