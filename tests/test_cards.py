@@ -270,3 +270,53 @@ def test_every_catalogue_task_obtainable_offline_has_a_card_that_agrees_with_met
         if meta["status"] == "ok" and "counts" in meta:
             _agrees(card, meta)
         json.dumps(card)  # what `netzbench card --json` prints
+
+
+def test_fetch_writes_the_card_beside_the_data_and_the_card_is_not_in_its_hash(tmp_path):
+    from netzbench.graphs.layout import CARD, data_hash
+
+    _fetched(tmp_path, ["karate", "random_tsp"])
+    for task in ("karate", "random_tsp"):
+        path = tmp_path / task / CARD
+        card = json.loads(path.read_text())
+        assert card["data"] == data_hash(tmp_path / task) and card["sizes"]["nodes"] > 0
+    before, stamp = data_hash(tmp_path / "karate"), (tmp_path / "karate" / CARD).stat().st_mtime_ns
+    _fetched(tmp_path, ["karate"])  # the same data: the card is kept, not computed again
+    assert (tmp_path / "karate" / CARD).stat().st_mtime_ns == stamp
+    (tmp_path / "karate" / CARD).write_text("{}")  # a card never moves the data's hash (nor a seed's key)
+    assert data_hash(tmp_path / "karate") == before
+    assert build_card(tmp_path / "karate")["sizes"]["nodes"] == 34
+    _fetched(tmp_path, ["karate"])  # an unreadable or foreign card is replaced
+    assert json.loads((tmp_path / "karate" / CARD).read_text())["data"] == before
+
+
+def test_the_report_lists_each_task_s_card_and_its_warnings(tmp_path):
+    """A card in the run records (fetch wrote it, plan copied its figures) becomes REPORT.md's dataset table."""
+    import test_report_stage as trs
+    from netzbench.catalog.card import card_summary, current_card
+    from netzbench.records import read_record, write_record
+    from netzbench.report.stage import run_report_stage
+
+    collection = _collection([(5, [(i, (i + 1) % 5) for i in range(5)]), (5, [(i, (i + 1) % 5) for i in range(5)]),
+                              (5, [(i, i + 1) for i in range(4)])], [1, 1, 0])
+    data = _task(tmp_path, "dupmols", "graph_cls", "random_graph_80_10_10", collection)
+    current_card(data)
+    summary = card_summary(data)
+    assert summary["graphs"] == 3 and summary["classes"] == 2 and len(summary["warnings"]) == 1
+    work = tmp_path / "work"
+    work.mkdir()
+    rng = np.random.default_rng(0)
+    for task, family, metric, direction in trs.TASKS:
+        for i, model in enumerate(trs.MODELS):
+            seeds = {str(s): trs._seed_entry(float(0.6 + 0.03 * i + rng.normal(0, 0.01))) for s in range(trs.S)}
+            record = trs._record(task, family, metric, direction, model, seeds)
+            if task == "mutag":
+                record["card"] = summary
+            write_record(work / "metrics/runs" / task / f"{model}.json", record)
+    assert read_record(work / "metrics/runs/mutag/GCN.json")["card"] == summary  # the schema takes it
+    run_report_stage(trs._params(), echo=lambda m: None, root=work)
+    text = (work / "reports/REPORT.md").read_text()
+    assert "- **Datasets** (their cards: `netzbench card <task>`" in text
+    row = next(line for line in text.splitlines() if line.startswith("  | `mutag` |"))
+    assert "| 3 | 15 | 14 | 2 | 0.667 |" in row and "2 graph(s) have an identical copy (WL hash" in row  # 5 + 5 + 4 edges
+    assert not any(line.startswith("  | `karate` |") for line in text.splitlines())  # no card in its records

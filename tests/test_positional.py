@@ -14,6 +14,7 @@ from netzbench.catalog import custom, positional
 from netzbench.catalog.table import DATASETS, TASKS
 from netzbench.cli import main
 from netzbench.errors import ParamsError
+from netzbench.graphs import features
 
 
 def _sbm(blocks=3, size=30, p_in=0.3, p_out=0.02, seed=0):
@@ -57,7 +58,7 @@ def test_laplacian_eigenvectors_are_the_low_frequency_ones_sign_fixed_and_repeat
 def test_the_sparse_solver_gives_the_dense_one_s_eigenvectors(monkeypatch):
     ei, y = _sbm(blocks=4, size=60, seed=2)
     dense = positional.laplacian_eigenvectors(ei, y.size, 3)
-    monkeypatch.setattr(positional, "_DENSE", 0)
+    monkeypatch.setattr(features, "_DENSE", 0)
     sparse = positional.laplacian_eigenvectors(ei, y.size, 3)
     np.testing.assert_allclose(np.abs(dense.T @ sparse), np.eye(3), atol=1e-3)
 
@@ -80,8 +81,41 @@ def test_small_graphs_get_padding_and_auto_picks_by_size():
 def test_features_is_a_node_classification_key():
     with pytest.raises(ParamsError, match="`custom_tasks.t.features`: `features` must be one of"):
         custom._check_entry("t", {"path": "raw/x", "family": "node_cls", "features": "spectral"})
-    with pytest.raises(ParamsError, match="features` is for node_cls"):
-        custom._check_entry("t", {"path": "raw/x", "family": "link_pred", "features": "laplacian"})
+    with pytest.raises(ParamsError, match="features` is for node_cls and link_pred"):
+        custom._check_entry("t", {"path": "raw/x", "family": "graph_cls", "features": "laplacian"})
+    custom._check_entry("t", {"path": "raw/x", "family": "link_pred", "features": "laplacian:8"})
+
+
+def test_link_prediction_gets_eigenvectors_of_each_seed_s_training_edges_only(tmp_path):
+    from netzbench.models.registry import resolve_model
+    from netzbench.protocol import for_task, resolve
+    from netzbench.training.link import random_edge_split
+    from netzbench.training.seed import fit_seed
+
+    ei, y = _sbm(size=40, p_in=0.3, p_out=0.01, seed=7)
+    _gml(tmp_path / "sbm.gml", ei, y)
+    # uniform evaluation negatives: hard (HeaRT) ones are the pairs inside a block, which position cannot rank
+    protocol = {**for_task(resolve("strict"), "link_pred"), "link_eval_negatives": "uniform"}
+    hp = {"hidden_channels": 16, "lr": 0.01, "weight_decay": 0.0, "epochs": 60, "eval_every": 60}
+    auc, records = {}, {}
+    for choice in ("structural", "laplacian:8", "identity"):
+        arrays, counts, records[choice] = custom.process(str(tmp_path / "data" / "t"), "link_pred",
+                                                         path=str(tmp_path / "sbm.gml"), format="gml",
+                                                         features=choice)
+        res = fit_seed(resolve_model("GCN"), "link_pred", "random_edge_80_10_10", arrays, 0, hp, protocol=protocol)
+        assert res["leakage"] == [], choice  # no held-out edge reaches the inputs
+        auc[choice] = res["history"]["test_auc"][-1]
+        if choice == "laplacian:8":
+            assert "x" not in arrays and int(arrays["laplacian_k"]) == 8 and counts["num_features"] == 8
+            split = random_edge_split(int(arrays["num_nodes"]), arrays["edge_index"], 0)  # strict: 10 % / 10 %
+            from netzbench.training.link import link_inputs
+            x = link_inputs(arrays, split, protocol).numpy()
+            np.testing.assert_array_equal(x, features.laplacian_eigenvectors(split.train_pos, 120, 8))
+            assert not np.allclose(x, features.laplacian_eigenvectors(arrays["edge_index"], 120, 8), atol=1e-3)
+    assert "node_features" not in records["structural"]
+    assert records["laplacian:8"]["node_features"]["source"].endswith("of each seed's training edges")
+    # edges fall inside blocks: position predicts them, degrees (all alike) do not
+    assert auc["laplacian:8"] > 0.7 > 0.55 > auc["structural"] and auc["identity"] > 0.7, auc
 
 
 def _gml(path, ei, y):

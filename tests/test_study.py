@@ -54,7 +54,7 @@ def test_switches_per_task(tmp_path):
     relational = {"family": "link_pred", "split": "relational_canonical", "counts": {}}
     assert set(task_switches("fb15k_237", relational)) == {
         "structural_features", "relational_message_passing", "relational_negatives", "relational_eval_negatives",
-        "relational_eval_side", "relational_held_out_overlap", "relation_init", "link_metric"}
+        "relational_eval_side", "relational_held_out_overlap", "relational_inputs", "relation_init", "link_metric"}
     assert list(variants(["link_split"])) == ["paper", "strict", "link_split=10_10"]
 
 

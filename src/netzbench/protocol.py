@@ -95,6 +95,12 @@ SWITCHES: tuple[Switch, ...] = (
                 "of its held-out triples; FB15k-237 none)",
         "drop": "training triples that restate a validation or test triple (the same relation, either direction) "
                 "are left out of training: messages, features, positives"}, "relational"),
+    Switch("relational_inputs", "features", "embedding", {
+        "features": "the encoder's input is a fixed feature vector per entity (`structural_features`): entities "
+                    "of equal degree look the same to it",
+        "embedding": "the encoder's input is a learnt embedding per entity (64-d, N(0, 1) initialised, trained with "
+                     "the model), as knowledge-graph models usually have: entities of equal degree can differ"},
+           "relational"),
     Switch("relation_init", "normal", "xavier", {
         "normal": "DistMult relation vectors initialised N(0, 1) (an embedding table's default)",
         "xavier": "DistMult relation vectors initialised Xavier-uniform"}, "relational"),

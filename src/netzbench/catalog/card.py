@@ -19,6 +19,11 @@
   per-seed edge split would separate the copies, a class (or entity) in
   test that training never sees;
 - ``warnings``: one line per failed audit, shown by fetch and ``netzbench card``.
+
+Fetch writes it to ``data/<task>/card.json`` (:func:`current_card`) with the
+hash of the data it describes, and computes it again only when that data
+changed; it is not part of the data's hash, so a card never invalidates a
+trained seed.
 """
 
 from __future__ import annotations
@@ -28,10 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..graphs.layout import read_meta, task_arrays
+from ..graphs.layout import CARD, data_hash, read_meta, task_arrays
 from .graph_stats import class_counts, components, degree_summary, degrees, homophily, pairs_of, wl_hashes
 
-CARD = "card.json"
 SCHEMA = "netzbench.card/1"
 _SPLITS = ("train", "valid", "test")
 _MASKS = ("train_mask", "val_mask", "test_mask")
@@ -239,11 +243,55 @@ def build_card(task_dir: str | Path) -> dict:
 
 
 def read_card(task_dir: str | Path) -> dict:
-    """``data/<task>/card.json`` where fetch wrote one, else the card computed now."""
+    """``data/<task>/card.json`` where fetch wrote one for the data there now, else the card computed now."""
     path = Path(task_dir) / CARD
     if path.is_file():
-        return json.loads(path.read_text(encoding="utf-8"))
+        card = json.loads(path.read_text(encoding="utf-8"))
+        if card.get("data") == data_hash(task_dir):
+            return card
     return build_card(task_dir)
+
+
+#: the card's figures a run record carries (the report's dataset table), by section
+SUMMARY = {"sizes": ("graphs", "nodes", "edges"), "labels": ("classes", "majority_share", "edge_homophily",
+                                                             "adjusted_homophily", "label_informativeness")}
+
+
+def card_summary(task_dir: str | Path, digest: str | None = None) -> dict | None:
+    """The key figures and warnings of ``task_dir``'s ``card.json`` when it describes the data there now
+    (``digest``: its :func:`data_hash`, when known; None otherwise: nothing is computed here, fetch
+    writes the card)."""
+    path = Path(task_dir) / CARD
+    try:
+        card = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if card.get("data") != (digest or data_hash(task_dir)):
+        return None
+    out = {key: (card.get(section) or {}).get(key) for section, keys in SUMMARY.items() for key in keys}
+    return {**{k: v for k, v in out.items() if v is not None}, "warnings": list(card.get("warnings", []))}
+
+
+def current_card(task_dir: str | Path) -> dict:
+    """The card of the data in ``task_dir``, written to ``card.json`` (atomically) unless the one there
+    already describes this data (its ``data`` is the data's hash); an unavailable task's is not written."""
+    task_dir = Path(task_dir)
+    digest = data_hash(task_dir)
+    path = task_dir / CARD
+    if path.is_file():
+        try:
+            card = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            card = {}
+        if card.get("data") == digest and card.get("schema") == SCHEMA:
+            return card
+    card = build_card(task_dir)
+    if card["status"] == "ok":
+        card["data"] = digest
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")  # in reading order
+        tmp.replace(path)
+    return card
 
 
 def _value(v) -> str:

@@ -117,10 +117,9 @@ def _check_entry(tid: str, entry: dict) -> tuple[str | None, str | None]:
             positional.parse(entry["features"])
         except ValueError as exc:
             raise ParamsError(f"{where}.features`: {exc}") from None
-        if family != "node_cls":
-            raise ParamsError(f"{where}.features` is for node_cls: a {family} task's held-out edges would shape "
-                              "positional encodings computed at fetch (they must come from each seed's training "
-                              "edges, which training does not compute yet); drop it")
+        if family not in ("node_cls", "link_pred"):
+            raise ParamsError(f"{where}.features` is for node_cls and link_pred: a {family} collection's graphs "
+                              "bring their own node features (or structural ones within each graph); drop it")
     category = entry.get("category")
     if category is not None and category not in (*CATEGORIES, "custom"):
         raise ParamsError(f"{where}.category` must be one of {', '.join((*CATEGORIES, 'custom'))}, got "
@@ -227,15 +226,16 @@ def process(root: str, family: str, loader: str | None = None, path: str | None 
     dropped, the class-label mapping when labels were not ``0..C-1``: :mod:`.checks`, and for node
     classification the node features used where the files give none: :mod:`.positional`)."""
     arrays, counts, record = _read(root, family, loader, path, format, label)
-    if family == "node_cls":
+    if family in ("node_cls", "link_pred") and not (family == "link_pred" and "train_edge_type" in arrays):
+        choose = positional.node_features if family == "node_cls" else positional.link_features
         try:
-            arrays, used = positional.node_features(arrays, features)
+            arrays, used = choose(arrays, features)
         except ValueError as exc:
             raise DatasetError(f"custom task {Path(root).name!r}: {exc}") from None
         if used is not None:
             record["node_features"] = used
-            if "x" in arrays:
-                counts = {**counts, "num_features": int(arrays["x"].shape[1])}
+            if "x" in arrays or "laplacian_k" in arrays:
+                counts = {**counts, "num_features": int(arrays["x"].shape[1]) if "x" in arrays else used["dim"]}
     return arrays, counts, record
 
 

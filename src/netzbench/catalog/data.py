@@ -25,10 +25,10 @@ from typing import Callable
 
 from ..graphs.convert import default_split, discarded, to_arrays, to_bundle
 from ..graphs.counts import dropped_record, meta_counts
-from ..graphs.layout import GENERATOR_VERSION, GRAPH, SEEDS, data_hash, save_arrays, seed_file, write_meta
+from ..graphs.layout import CARD, GENERATOR_VERSION, GRAPH, SEEDS, data_hash, save_arrays, seed_file, write_meta
 from ..paths import cache_root, child, import_ref, resolve_mirror
 from ..protocol import resolve
-from .card import build_card
+from .card import current_card
 from .checks import DatasetError, check_arrays, normalise_labels
 from .custom import GENERATOR as CUSTOM_GENERATOR
 from .custom import PROCESSOR as CUSTOM_PROCESSOR
@@ -60,11 +60,12 @@ def _log_provenance(entry: dict) -> None:
 
 
 def _same_tree(a: Path, b: Path) -> bool:
-    """Whether folders ``a`` and ``b`` hold the same files with the same bytes."""
+    """Whether folders ``a`` and ``b`` hold the same files with the same bytes (the card aside: it is
+    written after the data, from it)."""
     if not b.is_dir():
         return False
-    files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
-    files_b = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file() and p.name != CARD)
+    files_b = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file() and p.relative_to(b).as_posix() != CARD)
     return files_a == files_b and all((a / f).read_bytes() == (b / f).read_bytes() for f in files_a)
 
 
@@ -147,11 +148,13 @@ def fetch_task(task_id: str, params: dict, data_root: str | os.PathLike = "data"
     except _Unchanged as same:
         _log_provenance({"time": time.time(), "task": task_id, "dataset": ds.id, "origin": f"{same.args[0]} "
                          "(unchanged: not processed again)", "status": "ok"})
+        _card_warnings(out, task_id, previous, echo)
         return previous
     except _KeepPrevious as keep:
         echo(f"WARNING: {task_id}: no source can deliver its raw files now ({keep.reason}); kept the verified "
              f"{out}/ of an earlier fetch (same task spec and raw files), unchanged")
         _log_provenance({"time": time.time(), "task": task_id, "dataset": ds.id, "origin": "kept", "status": "ok"})
+        _card_warnings(out, task_id, previous, echo)
         return previous
     if fingerprint is not None:
         state = _state_file(out)
@@ -159,10 +162,15 @@ def fetch_task(task_id: str, params: dict, data_root: str | os.PathLike = "data"
         state.write_text(f"{fingerprint} {data_hash(out)}", encoding="utf-8")  # and what out then held
     _log_provenance({"time": time.time(), "task": task_id, "dataset": ds.id, "origin": origin,
                      "status": meta["status"]})
-    if meta["status"] == "ok" and not meta.get("synthetic"):  # generated data: `netzbench card` on demand
-        for warning in build_card(out)["warnings"]:  # the card's failed audits, once per processing
-            echo(f"WARNING: {task_id}: {warning}")
+    _card_warnings(out, task_id, meta, echo)
     return meta
+
+
+def _card_warnings(out: Path, task_id: str, meta: dict, echo) -> None:
+    """Write (or keep) ``out/card.json`` and say each of its failed audits."""
+    if meta.get("status") == "ok":
+        for warning in current_card(out)["warnings"]:
+            echo(f"WARNING: {task_id}: {warning}")
 
 
 def fetch_summary(meta: dict) -> str:

@@ -23,24 +23,24 @@ choose instead:
 ``identity`` up to :data:`AUTO_IDENTITY_NODES` nodes and ``laplacian``
 beyond. Node classification trains on the whole graph (only labels are
 held out), so encodings computed from every edge see nothing held out.
-Link prediction holds edges out: encodings would have to be computed from
-the training edges of each seed, which the trainers do not do yet, so
-``features:`` is refused there.
+
+Link prediction holds edges out, so encodings from every edge would leak
+them (:func:`link_features`): ``identity`` is written at fetch (it uses no
+edge), ``laplacian`` only records its ``K`` (``laplacian_k`` in
+``graph.npz``) and training computes the eigenvectors from each seed's
+training edges; ``auto`` and ``structural`` leave the protocol's choice
+(``structural_features``) in place.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..graphs.edges import undirected_pairs
-from ..graphs.features import IDENTITY_LIMIT, identity_features
+from ..graphs.features import IDENTITY_LIMIT, LAPLACIAN_K, identity_features, laplacian_eigenvectors
 
 CHOICES = ("auto", "structural", "identity", "laplacian")
 #: ``auto`` gives graphs up to this many nodes one-hot identities (N^2 float32 values: 16 MB at 2,000)
 AUTO_IDENTITY_NODES = 2000
-LAPLACIAN_K = 16
-#: below this many nodes the eigenvectors come from a dense solver (exact, no iteration)
-_DENSE = 3000
 
 
 def parse(choice: str | None) -> tuple[str, int | None]:
@@ -50,40 +50,6 @@ def parse(choice: str | None) -> tuple[str, int | None]:
     if kind not in CHOICES or (k and (kind != "laplacian" or not k.isdigit() or int(k) < 1)):
         raise ValueError(f"`features` must be one of {', '.join(CHOICES)} (or laplacian:K, K >= 1), got {choice!r}")
     return kind, (int(k) if k else LAPLACIAN_K) if kind == "laplacian" else None
-
-
-def laplacian_eigenvectors(edge_index, num_nodes: int, k: int = LAPLACIAN_K) -> np.ndarray:
-    """float32 ``[num_nodes, k]``: the ``k`` non-trivial lowest-frequency eigenvectors (module docstring)."""
-    from scipy.sparse import coo_matrix, diags
-
-    pairs = undirected_pairs(edge_index)
-    n = int(num_nodes)
-    out = np.zeros((n, k), dtype=np.float32)
-    if n < 2 or pairs.size == 0:
-        return out
-    rows, cols = np.concatenate([pairs[0], pairs[1]]), np.concatenate([pairs[1], pairs[0]])
-    adj = coo_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n)).tocsr()
-    deg = np.asarray(adj.sum(axis=1)).reshape(-1)
-    inv = np.zeros(n)
-    inv[deg > 0] = deg[deg > 0] ** -0.5
-    norm = diags(inv) @ adj @ diags(inv)  # D^-1/2 A D^-1/2: its largest eigenvalues are L's smallest
-    want = min(k + 1, n)
-    if n <= _DENSE:
-        values, vectors = np.linalg.eigh(norm.toarray())
-        order = np.argsort(-values, kind="stable")[:want]
-    else:
-        from scipy.sparse.linalg import eigsh
-
-        start = np.full(n, 1.0 / np.sqrt(n))  # a fixed start vector: the same result on every run
-        values, vectors = eigsh(norm, k=want, which="LA", v0=start, tol=1e-8)
-        order = np.argsort(-values, kind="stable")
-    vectors = vectors[:, order][:, 1:]
-    for j in range(vectors.shape[1]):
-        v = vectors[:, j] / (np.linalg.norm(vectors[:, j]) or 1.0)
-        if v[int(np.argmax(np.abs(v)))] < 0:
-            v = -v
-        out[:, j] = v
-    return out
 
 
 def node_features(arrays: dict, choice: str | None) -> tuple[dict, dict | None]:
@@ -108,3 +74,22 @@ def node_features(arrays: dict, choice: str | None) -> tuple[dict, dict | None]:
     x = laplacian_eigenvectors(arrays["edge_index"], n, k)
     return {**arrays, "x": x}, {"kind": "laplacian", "dim": k,
                                 "source": f"{k} lowest non-trivial eigenvectors of the normalised Laplacian, all edges"}
+
+
+def link_features(arrays: dict, choice: str | None) -> tuple[dict, dict | None]:
+    """``(arrays, record)`` of a link-prediction graph under ``features: choice`` (module docstring);
+    ``record`` None where the protocol's structural features stay."""
+    kind, k = parse(choice)
+    n = int(arrays["num_nodes"])
+    if kind in ("auto", "structural"):
+        return arrays, None
+    if "x" in arrays:
+        raise ValueError(f"`features: {choice}` replaces node features, but the files give them: drop `features:`")
+    if kind == "identity":
+        if n > IDENTITY_LIMIT:
+            raise ValueError(f"`features: identity` gives {n} nodes {n} x {n} inputs (limit {IDENTITY_LIMIT} nodes):"
+                             " choose laplacian")
+        return {**arrays, "x": identity_features(n)}, {"kind": "identity", "dim": n, "source": "one-hot node ids"}
+    return {**arrays, "laplacian_k": np.asarray(k, dtype=np.int64)}, {
+        "kind": "laplacian", "dim": k,
+        "source": f"{k} lowest non-trivial eigenvectors of the normalised Laplacian of each seed's training edges"}

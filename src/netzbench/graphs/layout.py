@@ -11,11 +11,14 @@
   edges, self-loops, weights, ...). Where the bytes came from is *not*
   stored here (fetch logs it outside), so a change of source alone changes nothing downstream; a change
   of the task spec does, since training reads the spec from here.
+- ``card.json``: the dataset card (sizes, labels, split audits, warnings:
+  :mod:`netzbench.catalog.card`), written by fetch; not part of :func:`data_hash`.
 - ``graph.npz`` (real datasets): the arrays, written deterministically, in
   one of these layouts:
 
   * single graph: ``x`` float32 [N, F] (optional for link prediction: then
-    structural features are used), ``edge_index`` int64 [2, E],
+    structural features are used, or with ``laplacian_k`` int64 the K lowest
+    Laplacian eigenvectors of each seed's training edges), ``edge_index`` int64 [2, E],
     ``num_nodes`` int64, and for node classification ``y`` int64 [N] with
     ``train_mask``/``val_mask``/``test_mask`` bool [N] or [N, S] when the
     dataset ships S canonical splits (seed ``s`` uses column ``s % S``).
@@ -50,6 +53,8 @@ from ..paths import import_ref
 META = "meta.json"
 GRAPH = "graph.npz"
 SEEDS = "seeds"
+#: the dataset card (netzbench.catalog.card): a description of the data, never an input of training
+CARD = "card.json"
 #: Bump when a generator's output changes for the same parameters.
 GENERATOR_VERSION = 1
 _EPOCH = (1980, 1, 1, 0, 0, 0)
@@ -98,10 +103,12 @@ def read_meta(task_dir: str | os.PathLike) -> dict:
 
 def data_hash(task_dir: str | os.PathLike) -> str:
     """sha256 over the names and bytes of every file in ``data/<task>/`` (task spec included),
-    per-seed instances (``seeds/``) excepted: :func:`seed_data_hash` covers those."""
+    per-seed instances (``seeds/``) excepted: :func:`seed_data_hash` covers those; the dataset card
+    (:data:`CARD`) too: it describes the data, so a new card leaves every cached seed valid."""
     task_dir = Path(task_dir)
     h = hashlib.sha256()
-    for path in sorted(p for p in task_dir.rglob("*") if p.is_file() and p.relative_to(task_dir).parts[0] != SEEDS):
+    for path in sorted(p for p in task_dir.rglob("*") if p.is_file() and p.relative_to(task_dir).parts[0] != SEEDS
+                       and p.relative_to(task_dir).as_posix() != CARD):
         h.update(path.relative_to(task_dir).as_posix().encode() + b"\0")
         h.update(path.read_bytes())
     return h.hexdigest()

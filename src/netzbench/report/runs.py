@@ -39,6 +39,8 @@ def cell_facts(record: dict, seeds: list[int]) -> dict:
         out["reason"] = record["reason"]
     if record.get("baseline_kind"):  # a reference point, not a model under test (report.baselines)
         out["baseline_kind"] = record["baseline_kind"]
+    if record.get("card"):  # the dataset card's figures and warnings (REPORT.md's dataset table)
+        out["card"] = record["card"]
     spec = record.get("task_spec") or {}
     if spec.get("synthetic"):  # a generator or seed-aware loader: new data every seed (the t-test's rho is 0)
         out["data_per_seed"] = True

@@ -17,6 +17,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..catalog.card import card_summary
 from ..families import headline
 from ..graphs.layout import data_hash, read_meta, seed_data_hash
 from ..identity import code_version, seed_key, task_spec
@@ -194,6 +195,7 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
         return plan
 
     record["data_hash"] = data_hash(task_dir)
+    record["card"] = card_summary(task_dir, record["data_hash"])  # key figures and warnings, for the report
     if meta.get("status") != "ok":
         plan.reason = f"data for {task_id} unavailable: {meta.get('reason', 'unknown reason')}"
         echo(f"{task_id}/{model}: {plan.reason}")

@@ -35,7 +35,8 @@ import torch
 import torch.nn.functional as F
 
 from ..graphs.edges import undirected_pairs
-from ..graphs.features import IDENTITY_LIMIT, identity_features, log_degree_features, structural_features
+from ..graphs.features import (IDENTITY_LIMIT, identity_features, laplacian_eigenvectors, log_degree_features,
+                               structural_features)
 from ..models.heuristics import training_adjacency
 from ..protocol import BY_NAME
 from . import metrics as M
@@ -85,12 +86,16 @@ def random_edge_split(num_nodes: int, edge_index: np.ndarray, seed: int, val: fl
 
 
 def link_inputs(arrays: dict, split: EdgeSplit, protocol: dict) -> torch.Tensor:
-    """Node inputs: the graph's ``x``; for a featureless graph, structural features of the
-    training edges, or (``reference``) one-hot identities up to :data:`IDENTITY_LIMIT` nodes and
-    3-d log-degrees over every edge -- held-out ones included -- above it."""
+    """Node inputs: the graph's ``x``; for a featureless graph, the ``laplacian_k`` lowest Laplacian
+    eigenvectors of this seed's training graph where the dataset asks for them (a declared graph's
+    ``features: laplacian``), else structural features of the training edges, or (``reference``)
+    one-hot identities up to :data:`IDENTITY_LIMIT` nodes and 3-d log-degrees over every edge --
+    held-out ones included -- above it."""
     n = split.num_nodes
     if "x" in arrays:
         return torch.as_tensor(arrays["x"], dtype=torch.float32)
+    if "laplacian_k" in arrays:  # positional features from the training edges only: nothing held out leaks
+        return torch.as_tensor(laplacian_eigenvectors(split.train_pos, n, int(arrays["laplacian_k"])))
     if protocol.get("structural_features") == "reference":
         x = identity_features(n) if n <= IDENTITY_LIMIT else log_degree_features(n, undirected_pairs(arrays["edge_index"]))
         return torch.as_tensor(x)
@@ -102,7 +107,7 @@ def feature_edges(arrays: dict, split: EdgeSplit, protocol: dict) -> np.ndarray 
     them (the graph's own ``x``, one-hot identities)."""
     if "x" in arrays:
         return None
-    if protocol.get("structural_features") == "reference":
+    if "laplacian_k" not in arrays and protocol.get("structural_features") == "reference":
         return undirected_pairs(arrays["edge_index"]) if split.num_nodes > IDENTITY_LIMIT else None
     return split.train_pos
 

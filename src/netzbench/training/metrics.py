@@ -100,7 +100,8 @@ def average_precision(scores: torch.Tensor, labels: torch.Tensor) -> float:
     tp_at = tp[last]
     precision = tp_at / torch.arange(1, ranked.numel() + 1, dtype=torch.float64)[last]
     recall_gain = torch.diff(tp_at, prepend=tp_at.new_zeros(1)) / n_pos
-    return (precision * recall_gain).sum().item()
+    # a sum of products in float64 can land one ulp above 1 (a perfect ranking): AP lies in [0, 1]
+    return min(1.0, (precision * recall_gain).sum().item())
 
 
 def _above_and_tied(candidate_scores: torch.Tensor, true_scores: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

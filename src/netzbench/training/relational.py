@@ -235,9 +235,10 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on
     if protocol.get("relational_held_out_overlap", BY_NAME["relational_held_out_overlap"].strict) == "drop":
         trip["train"] = trip["train"][:, ~np.isin(triple_ids(trip["train"], n, num_rel), held_ids)]
     train_ids_undirected = triple_ids(trip["train"], n, num_rel)
-    x = _inputs(arrays, trip["train"][[0, 2]], n, protocol).to(device)
+    embedded = protocol.get("relational_inputs") == "embedding" and "x" not in arrays
+    x = None if embedded else _inputs(arrays, trip["train"][[0, 2]], n, protocol).to(device)
     ei = torch.as_tensor(trip["train"][[0, 2]], dtype=torch.long).to(device)
-    model = build(x.shape[1], hp.hidden_channels, hp.hidden_channels)
+    model = build(hp.hidden_channels if embedded else x.shape[1], hp.hidden_channels, hp.hidden_channels)
     held_out = held_out_sets(canonical, n, num_rel, seed)  # filtered against every known fact
     resampled = protocol.get("relational_eval_negatives") == "resampled"
     tail_only = protocol.get("relational_eval_side", BY_NAME["relational_eval_side"].strict) == "tail"
@@ -256,8 +257,10 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on
         result.split, result.baseline = design, baseline
         result.leakage = held_out_leaks(held_ids, message_passing=train_ids_undirected)
         return result
+    if embedded:  # a learnt input row per entity, a parameter of the model (the optimiser trains it)
+        model.entity_embedding = torch.nn.Embedding(n, hp.hidden_channels)
     model = model.to(device)
-    x = maybe_sparse(model, x)
+    inputs = (lambda: model.entity_embedding.weight) if embedded else (lambda x=maybe_sparse(model, x): x)
     if protocol.get("relational_message_passing") == "directed_triples":
         mp_edges = ei  # head -> tail, one message per triple: no CSR adjacency (it would merge parallel edges)
     else:
@@ -276,18 +279,18 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on
     drawable = (triple_ids(_reachable_by_tail_corruption(held, trip["train"], n, num_rel), n, num_rel)
                 if tail_filtered else np.setdiff1d(held_ids, known))
     leakage = held_out_leaks(held_ids, message_passing=train_ids_undirected, train_negatives=drawable,
-                             structural_features=None if "x" in arrays else train_ids_undirected)
+                             structural_features=None if "x" in arrays or embedded else train_ids_undirected)
 
     def step(_batch):
         neg = (_corrupt_tails_filtered(trip["train"], n, num_rel, train_ids, neg_rng) if tail_filtered
                else _corrupt_unknown(trip["train"], n, num_rel, known, neg_rng))
-        z = model(x, mp_edges)
+        z = model(inputs(), mp_edges)
         scores = torch.cat([model.score(z, train_pos), model.score(z, torch.as_tensor(neg).to(device))])
         check_output(scores, (labels.shape[0],), "one score per triple: [num_triples]")
         return F.binary_cross_entropy_with_logits(scores, labels)
 
     def evaluate():
-        z = model(x, mp_edges)
+        z = model(inputs(), mp_edges)
         row = {}
         for name, (pos_np, pos, neg, tails, heads) in eval_sets.items():
             if resampled:  # one corruption per triple, drawn anew at every evaluation (unfiltered)

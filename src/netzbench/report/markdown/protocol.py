@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...protocol import resolve
 from ..facts import ReportFacts
 from ..within_task import TEST_NAMES
+from .datasets import dataset_table
 from .text import interval_name, label, unavailable_reason
 
 
@@ -83,6 +84,7 @@ def protocol(facts: ReportFacts, params: dict) -> list[str]:
             bits.append(f"{'/'.join(map(str, trained))} epochs")
         task_bits.append(f"`{t}` ({', '.join(bits)})" if bits else f"`{t}`")
     L.append(f"- **Tasks** ({n_total}): " + ", ".join(task_bits) + ".")
+    L += dataset_table(report)
     roster = list(params.get("models", report.models))
     L.append(f"- **Models** (roster): {', '.join(roster)}"
              + (f"; candidate: **{facts.candidate}**" if facts.candidate else "")
