@@ -90,7 +90,9 @@ def test_link_layout(name):
 def test_synthetic_task_stores_meta_and_generates_per_seed(tmp_path, monkeypatch):
     monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path / "cache"))
     meta = fetch_task("max_cut", merge(DEFAULTS, {}), data_root=tmp_path / "data", echo=lambda *a: None)
-    assert meta["synthetic"] and [p.name for p in (tmp_path / "data" / "max_cut").iterdir()] == ["meta.json"]
+    # no arrays: the instance of each seed is generated at training time (the card describes seed 0's)
+    assert meta["synthetic"] and sorted(p.name for p in (tmp_path / "data" / "max_cut").iterdir()) == [
+        "card.json", "meta.json"]
     arrays = task_arrays(tmp_path / "data" / "max_cut", 4)
     assert _same(arrays, _gen("max_cut", 4)[0])
 
