@@ -242,14 +242,21 @@ def build_card(task_dir: str | Path) -> dict:
     return {**card, **body, "warnings": warnings}
 
 
+def stored_card(task_dir: str | Path, digest: str | None = None) -> dict | None:
+    """``data/<task>/card.json`` when it describes the data there now (its ``data`` is the data's hash,
+    ``digest`` when known), else None (no card, an unreadable one, or one of other data)."""
+    try:
+        card = json.loads((Path(task_dir) / CARD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(card, dict) or card.get("schema") != SCHEMA:
+        return None
+    return card if card.get("data") == (digest or data_hash(task_dir)) else None
+
+
 def read_card(task_dir: str | Path) -> dict:
     """``data/<task>/card.json`` where fetch wrote one for the data there now, else the card computed now."""
-    path = Path(task_dir) / CARD
-    if path.is_file():
-        card = json.loads(path.read_text(encoding="utf-8"))
-        if card.get("data") == data_hash(task_dir):
-            return card
-    return build_card(task_dir)
+    return stored_card(task_dir) or build_card(task_dir)
 
 
 #: the card's figures a run record carries (the report's dataset table), by section
@@ -261,12 +268,8 @@ def card_summary(task_dir: str | Path, digest: str | None = None) -> dict | None
     """The key figures and warnings of ``task_dir``'s ``card.json`` when it describes the data there now
     (``digest``: its :func:`data_hash`, when known; None otherwise: nothing is computed here, fetch
     writes the card)."""
-    path = Path(task_dir) / CARD
-    try:
-        card = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if card.get("data") != (digest or data_hash(task_dir)):
+    card = stored_card(task_dir, digest)
+    if card is None:
         return None
     out = {key: (card.get(section) or {}).get(key) for section, keys in SUMMARY.items() for key in keys}
     return {**{k: v for k, v in out.items() if v is not None}, "warnings": list(card.get("warnings", []))}
@@ -277,15 +280,11 @@ def current_card(task_dir: str | Path) -> dict:
     already describes this data (its ``data`` is the data's hash); an unavailable task's is not written."""
     task_dir = Path(task_dir)
     digest = data_hash(task_dir)
-    path = task_dir / CARD
-    if path.is_file():
-        try:
-            card = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError:
-            card = {}
-        if card.get("data") == digest and card.get("schema") == SCHEMA:
-            return card
+    card = stored_card(task_dir, digest)
+    if card is not None:
+        return card
     card = build_card(task_dir)
+    path = task_dir / CARD
     if card["status"] == "ok":
         card["data"] = digest
         tmp = path.with_name(path.name + ".tmp")

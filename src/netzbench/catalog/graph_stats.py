@@ -33,7 +33,7 @@ import numpy as np
 from ..graphs.edges import undirected_pairs
 
 
-def pairs_of(edge_index, num_nodes: int | None = None) -> np.ndarray:
+def pairs_of(edge_index) -> np.ndarray:
     """The unique undirected pairs ``[2, m]`` (``i < j``) of an edge index."""
     return undirected_pairs(np.asarray(edge_index, dtype=np.int64).reshape(2, -1))
 
