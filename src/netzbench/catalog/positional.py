@@ -52,6 +52,14 @@ def parse(choice: str | None) -> tuple[str, int | None]:
     return kind, (int(k) if k else LAPLACIAN_K) if kind == "laplacian" else None
 
 
+def _identity(arrays: dict, n: int) -> tuple[dict, dict]:
+    """``arrays`` with one-hot node ids as ``x``, and the record saying so (refused above the limit)."""
+    if n > IDENTITY_LIMIT:
+        raise ValueError(f"`features: identity` gives {n} nodes {n} x {n} inputs (limit {IDENTITY_LIMIT} nodes):"
+                         " choose laplacian")
+    return {**arrays, "x": identity_features(n)}, {"kind": "identity", "dim": n, "source": "one-hot node ids"}
+
+
 def node_features(arrays: dict, choice: str | None) -> tuple[dict, dict | None]:
     """``(arrays, record)``: ``arrays`` with the chosen ``x`` added where it has none, and what was
     used (``{"kind", "dim", "source"}``; None when the files' own features were kept)."""
@@ -67,10 +75,7 @@ def node_features(arrays: dict, choice: str | None) -> tuple[dict, dict | None]:
     if kind == "structural":
         return arrays, {"kind": "structural", "dim": 2, "source": "[1, log(1 + degree)] at training time"}
     if kind == "identity":
-        if n > IDENTITY_LIMIT:
-            raise ValueError(f"`features: identity` gives {n} nodes {n} x {n} inputs (limit {IDENTITY_LIMIT} nodes):"
-                             " choose laplacian")
-        return {**arrays, "x": identity_features(n)}, {"kind": "identity", "dim": n, "source": "one-hot node ids"}
+        return _identity(arrays, n)
     x = laplacian_eigenvectors(arrays["edge_index"], n, k)
     return {**arrays, "x": x}, {"kind": "laplacian", "dim": k,
                                 "source": f"{k} lowest non-trivial eigenvectors of the normalised Laplacian, all edges"}
@@ -86,10 +91,7 @@ def link_features(arrays: dict, choice: str | None) -> tuple[dict, dict | None]:
     if "x" in arrays:
         raise ValueError(f"`features: {choice}` replaces node features, but the files give them: drop `features:`")
     if kind == "identity":
-        if n > IDENTITY_LIMIT:
-            raise ValueError(f"`features: identity` gives {n} nodes {n} x {n} inputs (limit {IDENTITY_LIMIT} nodes):"
-                             " choose laplacian")
-        return {**arrays, "x": identity_features(n)}, {"kind": "identity", "dim": n, "source": "one-hot node ids"}
+        return _identity(arrays, n)
     return {**arrays, "laplacian_k": np.asarray(k, dtype=np.int64)}, {
         "kind": "laplacian", "dim": k,
         "source": f"{k} lowest non-trivial eigenvectors of the normalised Laplacian of each seed's training edges"}
