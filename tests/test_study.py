@@ -10,6 +10,17 @@ from netzbench.study import run_study, task_switches, variants
 from helpers import make_params
 
 
+def trained(said: list[str]) -> int:
+    """Seed runs the study's messages say were trained (each variant runs its own cells)."""
+    n = 0
+    for m in said:
+        if "training seeds [" in m:  # one cell: "task/model: training seeds [0, 1] (0 cached), ..."
+            n += len(m.split("training seeds [", 1)[1].split("]", 1)[0].split(","))
+        elif " run(s) to train in " in m:  # several: "task variant: 4 run(s) to train in 2 cells"
+            n += int(m.split(" run(s) to train in ", 1)[0].rsplit(" ", 1)[1])
+    return n
+
+
 def test_study_trains_each_variant_once_and_writes_the_strict_report(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     params = make_params(tasks=["karate", "random_tsp"], models=["GCN", "GIN"], seeds=[0, 1], protocol="paper",
@@ -32,7 +43,7 @@ def test_study_trains_each_variant_once_and_writes_the_strict_report(tmp_path, m
     assert karate["switches"] == [] and karate["variants"]["paper"] == karate["variants"]["strict"]
     # karate's strict cell is the paper one (same keys), and link_metric=mrr reads the paper seeds of tsp:
     # 9 cells listed, each seed key trained once (6 tsp variants + karate's two models)
-    assert "18 seed run(s) not cached" in said[0] and any("14 run(s) to train" in m for m in said)
+    assert "18 seed run(s) not cached" in said[0] and trained(said) == 14
     on_disk = json.loads((tmp_path / "reports/protocol_study.json").read_text())
     assert on_disk["tasks"]["random_tsp"]["variants"]["strict"] == tsp["variants"]["strict"]
     md = (tmp_path / "reports/strict/REPORT.md").read_text()
@@ -92,3 +103,84 @@ def test_single_switch_variants_on_fewer_seeds_are_compared_on_those_seeds(tmp_p
     hard = effects["tasks"]["random_tsp"]["variants"]["link_eval_negatives=hard"]  # AUC, against hard negatives
     assert hard["same_metric"] and abs(hard["delta"]["GCN"] - (sum(tsp["link_eval_negatives=hard"]["GCN"]) / 2
                                                               - paper_on_two)) < 1e-12
+
+
+def test_a_stopped_study_continues_where_it_stopped(tmp_path, monkeypatch):
+    """The study is written after every variant; run again, it keeps what is done (trains nothing of
+    it, even with the per-seed cache gone) and runs the rest; ``tasks`` limits a run to some tasks."""
+    import shutil
+
+    import netzbench.study as study_mod
+    from netzbench.paths import cache_root
+
+    monkeypatch.chdir(tmp_path)
+    params = make_params(tasks=["karate", "random_tsp"], models=["GCN"], seeds=[0, 1], protocol="paper",
+                         train={"epochs": {"karate": 2, "random_tsp": 2}})
+    for task in params["tasks"]:
+        fetch_task(task, params, "data", echo=lambda m: None)
+    real, calls = study_mod.run_plans, []
+
+    def stop_at_third(plans, *a, **k):
+        calls.append(k.get("desc"))
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(plans, *a, **k)
+
+    monkeypatch.setattr(study_mod, "run_plans", stop_at_third)
+    try:
+        run_study(params, echo=lambda m: None, progress=False, tasks=["random_tsp"])
+    except KeyboardInterrupt:
+        pass
+    assert calls == ["random_tsp paper", "random_tsp strict", "random_tsp link_split=10_10"]
+    first = json.loads((tmp_path / "reports/protocol_study.json").read_text())
+    assert first["tasks"] == {} and not first["complete"]
+    assert set(first["pending"]["random_tsp"]["variants"]) == {"paper", "strict"}  # strict: with its report
+    assert "karate" in first["remaining"] and "link_split=10_10" in first["remaining"]["random_tsp"]
+    strict = json.loads((tmp_path / "reports/strict/benchmark.json").read_text())
+    assert set(strict["histories"]) == {"random_tsp", "karate"}
+    assert strict["histories"]["karate"]["GCN"] == [None, None]  # not run yet: a missing cell, with why
+    assert "not run the strict protocol" in strict["cells"]["karate"]["GCN"]["reason"]
+    tsp_strict = strict["histories"]["random_tsp"]
+
+    monkeypatch.setattr(study_mod, "run_plans", real)
+    shutil.rmtree(cache_root())  # what is in the study is never trained again
+    said = []
+    done = run_study(params, echo=said.append, progress=False)
+    assert done["complete"] and done["remaining"] == {} and done["pending"] == {}
+    assert set(done["tasks"]) == {"karate", "random_tsp"}
+    assert done["tasks"]["random_tsp"]["variants"]["strict"] == first["pending"]["random_tsp"]["variants"]["strict"]
+    # tsp: the 4 single switches but link_metric (it reads the paper seeds: trained once more, cache gone);
+    # karate: paper (strict shares its keys)
+    assert "resuming" in said[0] and trained(said) == 2 * 5 + 2
+    strict = json.loads((tmp_path / "reports/strict/benchmark.json").read_text())
+    assert strict["histories"]["random_tsp"] == tsp_strict and strict["histories"]["karate"]["GCN"][0] is not None
+    assert "not complete" not in (tmp_path / "reports/strict/REPORT.md").read_text()
+
+    again = []
+    run_study(params, echo=again.append, progress=False)
+    assert "0 seed run(s) not cached" in again[0] and trained(again) == 0
+    other = make_params(tasks=["karate", "random_tsp"], models=["GCN"], seeds=[0, 1, 2], protocol="paper",
+                        train={"epochs": {"karate": 2, "random_tsp": 2}})
+    fresh = []
+    run_study(other, echo=fresh.append, progress=False, tasks=["karate"])
+    assert any("written for another seeds" in m for m in fresh)
+
+
+def test_a_switch_that_changes_nothing_on_the_data_is_not_run(tmp_path):
+    import numpy as np
+
+    from netzbench.study import _held_out_restated
+
+    tri = {"num_nodes": np.array([4]), "num_relations": np.array([2]),
+           "train_edge_index": np.array([[0, 1], [1, 2]]), "train_edge_type": np.array([0, 1]),
+           "valid_edge_index": np.array([[2], [3]]), "valid_edge_type": np.array([0]),
+           "test_edge_index": np.array([[3], [0]]), "test_edge_type": np.array([1])}
+    np.savez(tmp_path / "graph.npz", **tri)
+    relational = {"family": "link_pred", "split": "relational_canonical", "counts": {}}
+    assert not _held_out_restated(tmp_path)
+    assert "relational_held_out_overlap" not in task_switches("fb15k_237", relational, tmp_path)
+    tri["valid_edge_index"] = np.array([[2], [1]])  # (2, r1, 1) restates training's (1, r1, 2) reversed
+    tri["valid_edge_type"] = np.array([1])
+    np.savez(tmp_path / "graph.npz", **tri)
+    assert _held_out_restated(tmp_path)
+    assert "relational_held_out_overlap" in task_switches("fb15k_237", relational, tmp_path)

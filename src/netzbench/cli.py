@@ -250,19 +250,28 @@ def sweep(params_path: str, data_root: str, dry_run: bool) -> None:
 @click.option("--data-root", default="data", show_default=True)
 @click.option("--variant-seeds", type=click.IntRange(min=2), default=None,
               help="Train the single-switch variants on the first N seeds only (paper and strict: every seed).")
-def protocols(params_path: str, data_root: str, variant_seeds: int | None) -> None:
+@click.option("--tasks", "only", multiple=True, help="Run the study for these tasks only (repeatable).")
+@click.option("--afresh", is_flag=True, help="Ignore a study already there (default: continue it).")
+def protocols(params_path: str, data_root: str, variant_seeds: int | None, only: tuple[str, ...],
+              afresh: bool) -> None:
     """Run the protocol study: the strict protocol and the paper protocol with one switch at a time set strict.
 
     Trains (cached, like every cell) each variant for the tasks, roster and
     seeds of params.yaml and writes reports/protocol_study.json and the strict
     protocol's report in reports/strict/; `dvc repro` then adds section 12
-    (paper vs strict) to REPORT.md.
+    (paper vs strict) to REPORT.md. A study already there for the same code,
+    seeds and roster is continued: only its missing variants run, and it is
+    written after each, so a stopped study loses at most the variant it was on.
     """
     from .study import run_study
 
     params = _params(params_path)
     _check_device(params)  # every name in params was checked by _params
-    run_study(params, data_root=data_root, echo=_echo, variant_seeds=variant_seeds)
+    for task in only:
+        if task not in params["tasks"]:
+            raise click.BadParameter(f"{task!r} is not one of params.yaml's tasks", param_hint="--tasks")
+    run_study(params, data_root=data_root, echo=_echo, variant_seeds=variant_seeds, tasks=list(only) or None,
+              afresh=afresh)
 
 
 @main.command()

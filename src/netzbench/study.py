@@ -26,6 +26,7 @@ on link tasks, ``structural_features`` on graphs that have node features,
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from .catalog.data import fetch_task
@@ -35,7 +36,7 @@ from .identity import code_version
 from .params import merge, ranked_tasks
 from .paths import cache_root
 from .protocol import BY_NAME, for_task, resolve
-from .records import StagedFiles
+from .records import StagedFiles, write_json_atomic
 from .report import BenchmarkReport
 from .report.reproduction import STUDY_SCHEMA
 from .report.runs import report_from_records
@@ -47,15 +48,39 @@ STUDY_FILE = Path("reports/protocol_study.json")
 STRICT_DIR = Path("reports/strict")
 
 
-def task_switches(task_id: str, meta: dict) -> list[str]:
-    """The switches that can move ``task_id`` (given its fetched ``meta``)."""
+def task_switches(task_id: str, meta: dict, task_dir: str | Path | None = None) -> list[str]:
+    """The switches that can move ``task_id`` (given its fetched ``meta``; ``task_dir``, where its data
+    is, lets a switch that would change nothing on these data be left out, e.g.
+    ``relational_held_out_overlap`` where no training triple restates a held-out one)."""
     names = list(for_task(resolve("paper"), meta["family"], relational=meta.get("split") == "relational_canonical"))
     has_features = bool(meta.get("synthetic") or (meta.get("counts") or {}).get("num_features"))
     if has_features and "structural_features" in names:
         names.remove("structural_features")
+    if "relational_held_out_overlap" in names and task_dir is not None and not _held_out_restated(Path(task_dir)):
+        names.remove("relational_held_out_overlap")  # dropping nothing trains the paper protocol's seeds again
     if get_dataset(get_task(task_id).dataset).reference_params:
         names.append("synthetic_graphs")
     return names
+
+
+def _held_out_restated(task_dir: Path) -> bool:
+    """Does a training triple of the stored knowledge graph restate a validation or test triple (the same
+    relation, either direction: what ``relational_held_out_overlap: drop`` leaves out)?"""
+    import numpy as np
+
+    from .training.leakage import triple_ids
+
+    path = task_dir / "graph.npz"
+    if not path.is_file():
+        return True  # not stored here: assume the switch can act
+    with np.load(path, allow_pickle=False) as z:
+        n, r = int(z["num_nodes"].reshape(-1)[0]), int(z["num_relations"].reshape(-1)[0])
+
+        def ids(split):
+            return triple_ids(np.stack([z[f"{split}_edge_index"][0], z[f"{split}_edge_type"],
+                                        z[f"{split}_edge_index"][1]]), n, r)
+        held = np.concatenate([ids("valid"), ids("test")])
+        return bool(np.isin(ids("train"), held).any())
 
 
 def variants(switches: list[str]) -> dict[str, tuple[str, dict]]:
@@ -78,63 +103,174 @@ def _data_dir(task_id: str, variant_params: dict, params: dict, data_root: Path,
     return root / task_id
 
 
+#: what a study must share with the run it resumes (else it starts afresh)
+RESUME_KEYS = ("schema", "code", "seeds", "variant_seeds", "models", "base")
+
+
+def _previous(out_dir: Path, header: dict, echo) -> tuple[dict | None, dict]:
+    """The study at ``out_dir`` and its strict report's JSON form when they can be resumed: the same
+    :data:`RESUME_KEYS` as ``header`` (same result code, seeds, roster). Else ``(None, {})``."""
+    from .report import persistence
+
+    path = out_dir / STUDY_FILE
+    if not path.is_file():
+        return None, {}
+    try:
+        study = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        echo(f"protocol study: {path} is not readable ({exc}); starting afresh")
+        return None, {}
+    differ = [k for k in RESUME_KEYS if study.get(k) != header[k]]
+    if differ:
+        echo(f"protocol study: {path} was written for another {', '.join(differ)}; starting afresh")
+        return None, {}
+    strict_path = out_dir / STRICT_DIR / "benchmark.json"
+    try:
+        strict = persistence.loads(strict_path) if strict_path.is_file() else {}
+    except (OSError, ValueError):
+        strict = {}
+    if strict and (strict.get("seeds") != header["seeds"]):
+        strict = {}
+    return study, strict
+
+
+def _remaining(study: dict, todo: dict[str, list[str]], held: dict | None = None) -> None:
+    """Set ``complete`` and ``remaining`` (task -> variants not yet in the study) from ``todo`` and the
+    tasks whose strict values are ``held`` back until the strict report is written."""
+    study["remaining"] = {t: names + (["strict"] if t in (held or {}) else []) for t, names in todo.items()
+                          if names or t in (held or {})}
+    study["complete"] = not study["remaining"]
+
+
 def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Path = ".", echo=print,
-              progress: bool = True, variant_seeds: int | None = None) -> dict:
+              progress: bool = True, variant_seeds: int | None = None, tasks: list[str] | None = None,
+              afresh: bool = False) -> dict:
     """Train every variant's cells, write the study JSON and the strict report; return the study.
 
     ``variant_seeds``: train the single-switch variants on the first this many seeds only (their
     effect is measured against the paper protocol on the same seeds); the paper and strict
     protocols always get every seed. None: every seed for every variant.
+
+    Resumable: a study already at ``out_dir`` for the same result code, seeds and roster is
+    continued -- its finished variants are kept (their values are the study's; nothing is
+    retrained) and only the missing ones run. ``tasks`` (default: every task of ``params``) limits
+    this run to some tasks. The study is written after every (task, variant); a task enters
+    ``tasks`` once all its variants are in (until then it is under ``pending``, which the report
+    does not read), ``remaining`` lists what is still to run and ``complete`` says whether anything
+    is. Strict values enter the study together with the strict report that holds their histories
+    (at the end, and when interrupted). ``afresh``: ignore a previous study.
     """
     data_root, out_dir = Path(data_root), Path(out_dir)
-    plans, where = [], []
     seeds = list(params["seeds"])
     switch_seeds = seeds[:variant_seeds] if variant_seeds else seeds
-    study = {"schema": STUDY_SCHEMA, "code": code_version(), "seeds": seeds, "variant_seeds": switch_seeds,
-             "models": list(params["models"]),
-             "base": {"protocol": params["protocol"], "protocol_overrides": params["protocol_overrides"]},
-             "tasks": {}}
+    header = {"schema": STUDY_SCHEMA, "code": code_version(), "seeds": seeds, "variant_seeds": switch_seeds,
+              "models": list(params["models"]),
+              "base": {"protocol": params["protocol"], "protocol_overrides": params["protocol_overrides"]}}
+    previous, strict_form = (None, {}) if afresh else _previous(out_dir, header, echo)
+    study = previous or {**header, "tasks": {}}
+    study.setdefault("pending", {})
+    strict_done = set((strict_form.get("histories") or {}))
     strict_params = merge(params, {"protocol": "strict", "protocol_overrides": {}})
+    chosen = list(tasks) if tasks else list(params["tasks"])
+    unknown = [t for t in chosen if t not in params["tasks"]]
+    if unknown:
+        raise ValueError(f"protocol study: task(s) {unknown} are not in params.yaml's tasks {params['tasks']}")
+    groups, todo = [], {}
     for task_id in params["tasks"]:
         if not (data_root / task_id / "meta.json").is_file():
+            if task_id not in chosen:
+                todo[task_id] = ["(not fetched)"]
+                continue
             fetch_task(task_id, params, data_root, echo=echo)
         meta = read_meta(data_root / task_id)
         if meta.get("status") != "ok":
+            study["tasks"].pop(task_id, None)
+            study["pending"].pop(task_id, None)
             continue
-        switches = task_switches(task_id, meta)
-        study["tasks"][task_id] = {"switches": switches, "variants": {}}
+        switches = task_switches(task_id, meta, data_root / task_id)
+        entry = study["tasks"].pop(task_id, None) or study["pending"].get(task_id) or {"switches": switches,
+                                                                                        "variants": {}}
+        if entry.get("switches") != switches:  # another catalogue spec: its variants measured other things
+            entry = {"switches": switches, "variants": {}}
+        if "strict" in entry["variants"] and task_id not in strict_done:
+            del entry["variants"]["strict"]  # its histories never reached reports/strict/: run it again
+        study["pending"][task_id] = entry
+        todo[task_id] = [n for n in variants(switches) if n not in entry["variants"]]
         for name, (protocol, overrides) in variants(switches).items():
+            if name in entry["variants"] or task_id not in chosen:
+                continue
             variant_params = merge(params, {"protocol": protocol, "protocol_overrides": overrides})
             variant_params["protocol_overrides"] = dict(overrides)  # merge keeps params' own overrides otherwise
             if name not in ("paper", "strict"):
                 variant_params["seeds"] = list(switch_seeds)
+            groups.append((task_id, name, variant_params))
+    _promote(study, todo)
+    kept = sum(len(e["variants"]) for e in (*study["tasks"].values(), *study["pending"].values()))
+    cells = [(g, plan_cell(g[0], m, g[2], task_dir=_data_dir(g[0], g[2], params, data_root, echo),
+                           echo=lambda _m: None)) for g in groups for m in params["models"]]
+    live = [p for _, p in cells if p.outcome is None]
+    echo(f"protocol study: {len(live)} cells, {sum(len(p.jobs) for p in live)} seed run(s) not cached"
+         + (f"; resuming {out_dir / STUDY_FILE} ({kept} variant(s) kept)" if previous else ""))
+    strict_records: dict[str, dict] = {}
+    strict_values: dict[str, dict] = {}
+    try:
+        for task_id, name, variant_params in groups:
             task_dir = _data_dir(task_id, variant_params, params, data_root, echo)
-            for model in params["models"]:
-                plan = plan_cell(task_id, model, variant_params, task_dir=task_dir, echo=lambda _m: None)
-                if plan.outcome is None:
-                    plans.append(plan)
-                    where.append((task_id, name, model))
-    echo(f"protocol study: {len(plans)} cells, {sum(len(p.jobs) for p in plans)} seed run(s) not cached")
-    run_plans(plans, params, echo=echo, progress=progress, desc="protocols")
-    records: dict[str, dict[str, dict[str, dict]]] = {}
-    for plan, (task_id, name, model) in zip(plans, where):
-        records.setdefault(name, {}).setdefault(task_id, {})[model] = plan.finish()
-    for name, by_task in records.items():
-        report = report_from_records(BenchmarkReport, by_task, seeds if name in ("paper", "strict") else switch_seeds)
-        for task_id, values in report.final_metrics().items():
-            entry = study["tasks"][task_id]
-            entry.setdefault("metric", report.task_info[task_id].metric)
-            entry.setdefault("direction", report.task_info[task_id].direction)
-            # each variant's own headline (a link task's follows link_metric): what its values are
-            entry.setdefault("headlines", {})[name] = {"metric": report.task_info[task_id].metric,
-                                                       "direction": report.task_info[task_id].direction}
-            entry["variants"][name] = {m: [float(v) for v in vals] for m, vals in values.items()}
-    strict = {t: records["strict"].get(t, {}) for t in params["tasks"] if t in records.get("strict", {})}
-    with StagedFiles() as out:  # renamed into place when both are written
-        out.write_json(out_dir / STUDY_FILE, study, indent=1)
-        _write_strict_report(strict, strict_params, out_dir / STRICT_DIR, echo, out)
-    echo(f"protocol study: {out_dir / STUDY_FILE}, strict report in {out_dir / STRICT_DIR}/")
+            # planned again now: an earlier variant may have trained (and cached) some of these seeds
+            plans = {m: plan_cell(task_id, m, variant_params, task_dir=task_dir, echo=lambda _m: None)
+                     for m in params["models"]}
+            plans = {m: p for m, p in plans.items() if p.outcome is None}
+            run_plans(list(plans.values()), params, echo=echo, progress=progress, desc=f"{task_id} {name}")
+            records = {m: p.finish() for m, p in plans.items()}
+            values = _variant_values(records, task_id, name, seeds if name in ("paper", "strict") else switch_seeds)
+            if name == "strict":  # enters the study with the strict report that holds its histories
+                strict_records[task_id], strict_values[task_id] = records, values
+            else:
+                _store(study["pending"][task_id], name, values)
+            todo[task_id].remove(name)
+            _promote(study, todo, held=strict_values)
+            write_json_atomic(out_dir / STUDY_FILE, study)
+    finally:
+        if strict_records:  # also when stopped: what finished is kept
+            for task_id, values in strict_values.items():
+                _store(study["pending"][task_id], "strict", values)
+            _promote(study, todo)
+            with StagedFiles() as out:  # renamed into place when both are written
+                out.write_json(out_dir / STUDY_FILE, study, indent=1)
+                pending = [t for t, names in study["remaining"].items() if "strict" in names]
+                _write_strict_report(strict_records, strict_form, strict_params, out_dir / STRICT_DIR, echo, out,
+                                     pending)
+    if not groups:
+        write_json_atomic(out_dir / STUDY_FILE, study)
+    left = sum(len(v) for v in study["remaining"].values())
+    echo(f"protocol study: {out_dir / STUDY_FILE}, strict report in {out_dir / STRICT_DIR}/"
+         + (f"; {left} variant(s) of {len(study['remaining'])} task(s) still to run "
+            f"(`netzbench protocols` continues)" if left else "; complete"))
     return study
+
+
+def _variant_values(records: dict, task_id: str, name: str, seeds: list[int]) -> dict:
+    """A variant's part of the study: its headline and each model's final value per seed."""
+    report = report_from_records(BenchmarkReport, {task_id: records}, seeds)
+    info = report.task_info[task_id]
+    return {"metric": info.metric, "direction": info.direction,
+            "values": {m: [float(v) for v in vals] for m, vals in report.final_metrics().get(task_id, {}).items()}}
+
+
+def _store(entry: dict, name: str, values: dict) -> None:
+    entry.setdefault("metric", values["metric"])
+    entry.setdefault("direction", values["direction"])
+    # each variant's own headline (a link task's follows link_metric): what its values are
+    entry.setdefault("headlines", {})[name] = {"metric": values["metric"], "direction": values["direction"]}
+    entry["variants"][name] = values["values"]
+
+
+def _promote(study: dict, todo: dict[str, list[str]], held: dict | None = None) -> None:
+    """Move every pending task whose variants are all in to ``tasks`` (the part the report reads)."""
+    for task_id in list(study["pending"]):
+        if not todo.get(task_id) and task_id not in (held or {}):
+            study["tasks"][task_id] = study["pending"].pop(task_id)
+    _remaining(study, todo, held)
 
 
 def strict_place(target: Path):
@@ -149,15 +285,29 @@ def strict_place(target: Path):
     return place
 
 
-def _write_strict_report(records: dict, params: dict, target: Path, echo, staging: StagedFiles) -> None:
-    """The report stage's outputs for the strict protocol's records, staged under ``target``."""
+def _write_strict_report(records: dict, previous: dict, params: dict, target: Path, echo,
+                         staging: StagedFiles, pending: list[str] = ()) -> None:
+    """The report stage's outputs for the strict protocol's records, staged under ``target``; the
+    tasks of ``previous`` (the strict report's JSON form a resumed study started from) that
+    ``records`` does not hold are kept from it, histories and all; ``pending`` tasks, which the study
+    has not run the strict protocol on yet, are listed as missing cells with that reason."""
     rep = params["report"]
     options = {k: rep[k] for k in ("ci_method", "bootstrap_n", "pairwise_method", "epoch_selection", "alpha", "ci")}
     options["equivalence_margin"] = rep.get("equivalence_margin")
-    ranked, _ = ranked_tasks({**params, "tasks": list(records)})
+    old = previous.get("histories") or {}
+    order = [t for t in params["tasks"] if t in records or t in old or t in pending]
+    ranked, _ = ranked_tasks({**params, "tasks": order})
     if ranked is not None:
         options["rank_tasks"] = ranked
-    config = {"tasks": list(records), "models": list(params["models"]), "protocol": "strict",
+    config = {"tasks": order, "models": list(params["models"]), "protocol": "strict",
               "protocol_overrides": {}, "train": params["train"], "report": rep}
-    report = report_from_records(BenchmarkReport, records, list(params["seeds"]), config=config, **options)
+    fresh = {t: records.get(t) or dict.fromkeys(params["models"]) for t in order if t in records or t not in old}
+    new = report_from_records(BenchmarkReport, fresh, list(params["seeds"]), config=config, **options,
+                              missing_reason=lambda t, m: "the protocol study has not run the strict protocol "
+                                                          "on this task yet (`netzbench protocols` continues it)"
+                              ).to_dict()
+    parts = {key: {t: (new if t in fresh else previous)[key][t] for t in order
+                   if t in (new if t in fresh else previous).get(key, {})} for key in ("histories", "cells", "tasks")}
+    report = BenchmarkReport(list(params["seeds"]), parts["histories"], config, tasks=parts["tasks"],
+                             cells=parts["cells"], **options)
     write_outputs(report, params, None, echo=echo, staging=staging, place=strict_place(target))

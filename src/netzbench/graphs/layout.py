@@ -27,7 +27,7 @@
   * relational link prediction: ``num_nodes``, ``num_relations``,
     ``{train,valid,test}_edge_index`` int64 [2, m] and
     ``{train,valid,test}_edge_type`` int64 [m], optional ``x``.
-- Generated tasks store only ``meta.json``; the instance of each seed is a
+- Generated tasks store no arrays, only ``meta.json`` (and the card of seed 0); the instance of each seed is a
   deterministic function of (generator, parameters, seed), made at training
   time by :func:`task_arrays`. A seed-aware loader of the Python API, which
   cannot be imported by reference, has its instances stored instead, one

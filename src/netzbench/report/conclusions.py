@@ -459,7 +459,8 @@ def collect(report, study: dict | None, effects: Mapping, *, candidate: str | No
     main = "paper" if used else main_name(report)
     other = "strict" if main.partition("+")[0] == "paper" else "paper"
     basis = {"study": "used" if used else ("stale" if effects.get("available") else "none"), "main": main,
-             "other": other, "seeds": list(report.seeds), "variants": {}}
+             "other": other, "seeds": list(report.seeds), "variants": {},
+             "remaining": dict(effects.get("remaining") or {}) if used else {}}
     variants = study_variants(report, study) if used else []
     for v in variants:
         basis["variants"][v.name] = {"seeds": v.seeds, "tasks": sorted(v.tasks)}

@@ -75,7 +75,8 @@ def study_effects(study: dict | None, final_metrics: dict, seeds: list[int], cod
         return {"available": False, "stale": False, "tasks": {}}
     stale = (list(study.get("seeds", [])) != list(seeds) or schema in OLD_STUDY_SCHEMAS
              or (code is not None and study.get("code") not in (None, code)))
-    out = {"available": True, "stale": stale, "tasks": {}}
+    # a study still being run (netzbench protocols continues it): what it does not hold yet
+    out = {"available": True, "stale": stale, "tasks": {}, "remaining": dict(study.get("remaining") or {})}
     for task, entry in study["tasks"].items():
         paper = entry["variants"].get("paper", {})
         ours = final_metrics.get(task, {})

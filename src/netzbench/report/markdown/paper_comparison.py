@@ -11,7 +11,7 @@ from ..formatting import number
 from ..paper import Z_BOUND
 from ..reproduction import explain
 from ..series import metric_label
-from .text import interval_name, label, table
+from .text import incomplete_note, interval_name, label, table
 
 #: differences from the reference implementation that the paper protocol keeps by construction
 BY_CONSTRUCTION = (
@@ -107,6 +107,7 @@ def protocol_study(facts: ReportFacts) -> list[str]:
         L += ["> **⚠ The protocol study is stale**: it was computed for other seeds, other paper-protocol values "
               "or other result code than this run's, so the rows below may measure switches that work "
               "differently now. Rerun `netzbench protocols`, then `dvc repro`.", ""]
+    L += incomplete_note(study)
     models = facts.report.models
     fewer = ""
     seeds_all = next((v["seeds"] for e in study["tasks"].values() for n, v in e["variants"].items()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..conclusions import KINDS, claim_id, seed_text
 from ..facts import ReportFacts
+from .text import incomplete_note
 
 TITLE = "What holds under every protocol"
 MARKS = {"protocol_dependent": "⚑", "switch_dependent": "⚐"}
@@ -138,6 +139,7 @@ def robustness(facts: ReportFacts) -> list[str]:
              "changes. Each claim with the variants it holds, fails and is undecided under: `metrics/report.json` "
              "→ `conclusions`.")
     L.append("")
+    L += incomplete_note(basis)
     if hold:
         L += [f"**Hold under `{main}` and `{other}`**" + (" (⚐: not under the single switch named)" if any(
             r["status"] == "switch_dependent" for r in hold) else "") + ":", ""]

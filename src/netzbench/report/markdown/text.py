@@ -86,3 +86,14 @@ def unavailable_reason(report, task: str) -> str:
     reasons = {report.cell_reason(task, m) for m in report.histories[task]
                if report.cell_status(task, m) == "unavailable"}
     return "; ".join(sorted(r for r in reasons if r))
+
+
+def incomplete_note(study: dict) -> list[str]:
+    """A quoted line naming what a study still being run does not hold yet (nothing when complete)."""
+    left = study.get("remaining") or {}
+    if not left:
+        return []
+    what = "; ".join(f"`{t}` ({', '.join(f'`{n}`' for n in names)})" for t, names in left.items())
+    return [f"> **The protocol study is not complete**: still to run: {what}. A task is in the study only "
+            "with all its variants; the claims on the others are *not run* (`netzbench protocols` continues "
+            "the study where it stopped, then `dvc repro`).", ""]
