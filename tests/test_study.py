@@ -184,3 +184,17 @@ def test_a_switch_that_changes_nothing_on_the_data_is_not_run(tmp_path):
     np.savez(tmp_path / "graph.npz", **tri)
     assert _held_out_restated(tmp_path)
     assert "relational_held_out_overlap" in task_switches("fb15k_237", relational, tmp_path)
+
+
+def test_an_incomplete_study_is_named_in_the_report():
+    from netzbench.report.markdown.text import incomplete_note
+    from netzbench.report.reproduction import study_effects
+
+    study = {"schema": "netzbench.protocol_study/2", "seeds": [0], "variant_seeds": [0], "code": "c",
+             "tasks": {"karate": {"switches": [], "variants": {"paper": {"GCN": [0.5]}, "strict": {"GCN": [0.5]}}}},
+             "remaining": {"fb15k_237": ["strict", "relation_init=xavier"]}, "complete": False}
+    effects = study_effects(study, {"karate": {"GCN": [0.5]}}, [0], code="c")
+    assert not effects["stale"] and effects["remaining"] == study["remaining"]
+    line = incomplete_note(effects)[0]
+    assert "not complete" in line and "`fb15k_237` (`strict`, `relation_init=xavier`)" in line
+    assert incomplete_note({**effects, "remaining": {}}) == []
