@@ -31,11 +31,13 @@ protocols: $(STAMP)
 quick: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/netzbench quick
 
+# every tier (unit, train, process, e2e: tests/tiers.py); the 25 slowest tests are listed at the end
 test: $(STAMP)
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q --durations=25
 
+# the unit tier (no training, no subprocess), on every core: what to run after each change
 test-fast: $(STAMP)
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q -m "not slow"
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q -m unit -n auto
 
 constraints: $(STAMP)
 	{ echo "# Exact versions every machine installs (pip install -c constraints.txt ...)."; \

@@ -7,6 +7,33 @@ from pathlib import Path
 
 import pytest
 
+import tiers
+
+_TIER = pytest.StashKey[str]()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test with its tier (tests/tiers.py): ``-m unit`` is the fast loop."""
+    for item in items:
+        func = getattr(item, "function", None)
+        if func is None:
+            continue
+        defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {}) or {}
+        fixtures = [d.func for ds in defs.values() for d in ds if tiers._in_tests(d.func)]
+        tier = tiers.tier_of(func, item.module, fixtures)
+        if item.get_closest_marker("slow"):  # the dvc end-to-end tests say so themselves
+            tier = "e2e"
+        item.stash[_TIER] = tier
+        item.add_marker(getattr(pytest.mark, tier))
+
+
+@pytest.fixture(autouse=True)
+def _tier_guard(request, monkeypatch):
+    """Hold each test to its tier while it runs (a missed detection fails, naming what to add)."""
+    tier = request.node.stash.get(_TIER, None)
+    if tier is not None and tier != "e2e":
+        tiers.guard(monkeypatch, tier)
+
 
 
 @pytest.fixture(autouse=True)

@@ -216,7 +216,7 @@ def test_the_strict_report_and_the_study_are_published_together(repo, monkeypatc
     target = repo / "reports/strict"
     with StagedFiles() as out:
         out.write_json(repo / "reports/protocol_study.json", {"first": True})
-        study_mod._write_strict_report(records, params, target, lambda _m: None, out)
+        study_mod._write_strict_report(records, {}, params, target, lambda _m: None, out)
         assert [p for p in target.rglob("*") if p.is_file() and not p.name.startswith(".")] == []  # not yet
     md = (target / "REPORT.md").read_text()
     assert "](plots/dashboard.png)" in md and "../plots" not in md
@@ -231,7 +231,7 @@ def test_the_strict_report_and_the_study_are_published_together(repo, monkeypatc
     monkeypatch.setattr(BenchmarkReport, "plot_dashboard", boom)
     with pytest.raises(RuntimeError), StagedFiles() as out:
         out.write_json(repo / "reports/protocol_study.json", {"first": False})
-        study_mod._write_strict_report(records, params, target, lambda _m: None, out)
+        study_mod._write_strict_report(records, {}, params, target, lambda _m: None, out)
     assert _published(repo) == before and _temporaries(repo) == []
 
 

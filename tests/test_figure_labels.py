@@ -12,7 +12,7 @@ from matplotlib.colors import to_hex
 from netzbench.report import BenchmarkReport
 from netzbench.report import figures as P
 from netzbench.report.figures.cells import CANDIDATE_HATCH
-from netzbench.report.figures.common import CANDIDATE_COLOR
+from netzbench.report.figures.style import CANDIDATE_COLOR
 from netzbench.report.formatting import display_names
 from netzbench.report.stage import write_outputs
 

@@ -150,3 +150,24 @@ def test_stats_and_report_know_nothing_of_torch():
             top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
             names = {a.name for n in top for a in n.names} | {getattr(n, "module", None) or "" for n in top}
             assert not any(n.split(".")[0] in ("torch", "torch_geometric") for n in names), module
+
+
+#: file names that occur in more than one package because both modules hold the same concept, one layer each
+SAME_CONCEPT = {
+    "baselines.py": "the baseline comparison: computed (report/) and written (report/markdown/)",
+    "comparisons.py": "the paired comparisons: computed and written",
+    "protocol.py": "the protocol: its switches (netzbench/) and REPORT.md's protocol section",
+    "ranks.py": "ranks across tasks: the statistics (stats/) and their figures",
+    "dgi.py": "Deep Graph Infomax: the model (models/) and its training (training/)",
+    "networks.py": "Netzschleuder-style networks: the catalogue entries and their reader",
+    "pyg_misc.py": "the miscellaneous PyG datasets: the catalogue entries and their reader",
+}
+
+
+def test_a_module_name_names_one_concept():
+    by_name: dict[str, list[str]] = {}
+    for path in SRC.rglob("*.py"):
+        if path.name != "__init__.py":
+            by_name.setdefault(path.name, []).append(str(path.relative_to(SRC)))
+    twice = {name: paths for name, paths in by_name.items() if len(paths) > 1}
+    assert set(twice) <= set(SAME_CONCEPT), {n: p for n, p in twice.items() if n not in SAME_CONCEPT}

@@ -42,7 +42,7 @@ from .catalog.readers.declared import FAMILIES, FORMATS, guess_format, read_data
 from .catalog.readers.knowledge import read_openke, read_triples
 from .catalog.readers.network_bundles import read_network
 from .catalog.readers.node_tables import read_geomgcn, read_musae
-from .catalog.readers.text import Bundle, ReadError
+from .catalog.readers.files import Bundle, ReadError
 from .catalog.readers.tu import read_tu
 
 __all__ = ["Bundle", "FAMILIES", "FORMATS", "ReadError", "guess_format", "read_dataset", "read_edgelist",

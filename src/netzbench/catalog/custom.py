@@ -48,7 +48,7 @@ from . import positional
 from .checks import DatasetError, normalise_labels
 from .readers.declared import FAMILIES, FORMATS, read_dataset
 from .readers.network_bundles import LABELLED
-from .readers.text import data_files, sha256_of
+from .readers.files import data_files, sha256_of
 from .table import CATEGORIES, DATASETS, TASKS, Dataset, TaskSpec, add_dataset, add_task
 
 PROCESSOR = "netzbench.catalog.custom:process"

@@ -23,7 +23,7 @@ from ..graphs.collection import collection_arrays, stack_graphs
 from ..graphs.convert import graph_x, single_graph_arrays, single_graph_counts
 from .readers.safe_pickle import load_planetoid
 from .readers.staging import stage
-from .readers.text import count_dropped
+from .readers.files import count_dropped
 from .readers.tu import tu_dropped
 
 

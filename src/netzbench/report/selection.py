@@ -1,5 +1,5 @@
 r"""Epoch selection: reducing each history to one number, the metric tensor X[task, model, seed]
-(REPORT_SPEC "epoch selection").
+(docs/statistics.md, "Epoch selection").
 
 ``histories[task][model]`` is a list, one entry per seed *in seed order*, of
 history dicts (:mod:`.series`); a seed without a history is ``None``.

@@ -7,7 +7,7 @@ power, bootstrap, tie-corrected Friedman, Wilcoxon, the Bayesian
 signed-rank test) it is called; hand-written code remains for what no
 library fits (resolution and degenerate cases, MDE and seeds needed, CD and
 cliques, aggregations, rank stability).  Every result type has ``to_dict()`` returning plain
-Python values for JSON.  Quantities are defined in REPORT_SPEC.md; each
+Python values for JSON.  Quantities are defined in docs/statistics.md; each
 module docstring gives the formulas and the documented edge cases.
 
 Modules

@@ -49,7 +49,7 @@ from .knowledge import kg_layout, read_knowledge_graph, read_openke, read_triple
 from .network_bundles import FILES, LABELLED, read_network
 from .node_tables import TABLE_FILES, TABLE_FORMATS, finds as finds_table, read_node_table
 from .safe_pickle import UnsafePickle
-from .text import Bundle, ReadError, data_files, one_file
+from .files import Bundle, ReadError, data_files, one_file
 from .tu import read_tu
 from .ucinet_dl import is_dl
 

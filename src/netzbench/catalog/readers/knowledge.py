@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from .pyg_datasets import relational_arrays
-from .text import Bundle, ReadError, data_files, read_table, read_text
+from .files import Bundle, ReadError, data_files, read_table, read_text
 
 SPLITS = {"train": ("train",), "valid": ("valid", "val", "dev"), "test": ("test",)}
 

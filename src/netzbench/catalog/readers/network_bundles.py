@@ -39,7 +39,7 @@ from .network_formats import (EdgeRecords, _gml_int, _gml_tree, _open_binary, re
 from .networks import edge_values, link_dropped, reverse_duplicates, simple_bundle
 from .side_tables import SIDE_TABLES, side_labels
 from .ucinet_dl import dl_values, is_dl, parse_dl
-from .text import (Bundle, ReadError, count_dropped, data_files, first_data_line, one_file, read_table, read_text,
+from .files import (Bundle, ReadError, count_dropped, data_files, first_data_line, one_file, read_table, read_text,
                    separator)
 from .tool_formats import NOTE_KEYS, ToolGraph, looks_like_pajek, read_gexf, read_graphml, read_pajek
 

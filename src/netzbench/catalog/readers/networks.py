@@ -40,7 +40,7 @@ import numpy as np
 
 from .network_formats import (EdgeRecords, _gml_tree, read_edgelist, read_gml, read_konect, read_multiplex_edges,
                               read_netzschleuder_csv, read_sociopatterns_tij, read_ucinet_csv_matrix)
-from .text import count_dropped, first_data_line, read_text, separator
+from .files import count_dropped, first_data_line, read_text, separator
 from .ucinet_dl import dl_values, is_dl
 
 

@@ -52,7 +52,7 @@ directions (:func:`.network_bundles._labelled`); ``link_pred`` goes through
 other network formats. String classes are mapped to ``0..C-1`` in sorted
 order. networkx is not used: its ``read_edgelist`` would take the CSV
 header for an edge and keeps no isolated node; :mod:`csv`, :mod:`json` and
-:func:`.text.read_table` give the line numbers the errors need.
+:func:`.files.read_table` give the line numbers the errors need.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ from .network_bundles import _labelled
 from .network_formats import EdgeRecords, _parse_numbers
 from .networks import link_dropped, simple_bundle
 from .side_tables import classes, first_unknown, is_integer, unique_ids
-from .text import Bundle, ReadError, Table, count_dropped, data_files, read_table, read_text
+from .files import Bundle, ReadError, Table, count_dropped, data_files, read_table, read_text
 
 #: the formats read here, and the files each needs (what a user should provide)
 TABLE_FILES = {

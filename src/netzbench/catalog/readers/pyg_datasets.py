@@ -23,7 +23,7 @@ from ...graphs.collection import collection_arrays
 from ...graphs.convert import as_numpy as _np
 from ...graphs.edges import count_undirected_pairs, symmetric_edges, undirected_pairs
 from .staging import import_ogb, offline, stage
-from .text import count_dropped
+from .files import count_dropped
 
 # --------------------------------------------------------- graph collections
 

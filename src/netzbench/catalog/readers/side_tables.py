@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from .network_formats import EdgeRecords
-from .text import ReadError, _is_comment, data_files, read_text
+from .files import ReadError, _is_comment, data_files, read_text
 
 #: formats whose class comes from a node table beside the edge file
 SIDE_TABLES = ("multiplex", "sociopatterns")

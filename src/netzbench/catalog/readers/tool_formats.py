@@ -43,7 +43,7 @@ Pajek ``*Arcs``/``*Arcslist``/``*Matrix`` records are directed, ``*Edges``/``*Ed
 
 Reverse records. Tools that write an undirected graph often list each edge twice, ``u v`` and
 ``v u`` (``edgedefault="undirected"`` GraphML from some exporters, Pajek ``*Edges`` from matrix
-exports). As in :func:`.text.count_dropped` the reverse record is not a ``duplicate_edges`` (a
+exports). As in :func:`.files.count_dropped` the reverse record is not a ``duplicate_edges`` (a
 record repeating an earlier ``u -> v``); it is counted as ``reverse_duplicates`` by the shared
 accounting of :func:`.networks.link_dropped` (and of the node-classification path), so that
 ``num_edge_records = num_edges + self_loops + duplicate_edges + reverse_duplicates``. Nothing here
@@ -83,7 +83,7 @@ network is refused.
 
 XML from untrusted files: a document with a DOCTYPE (where entities are declared) is refused,
 so no entity is ever expanded and no external DTD read. Every problem is a
-:class:`~.text.ReadError` naming the format, the file, the line and what was found.
+:class:`~.files.ReadError` naming the format, the file, the line and what was found.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .text import ReadError, read_text
+from .files import ReadError, read_text
 from .tool_graph import NOTE_KEYS, NodeAttribute, ToolGraph, _values, _with_directions
 from .tool_xml import read_gexf, read_graphml
 

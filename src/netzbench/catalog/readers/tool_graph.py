@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .network_formats import EdgeRecords
-from .text import ReadError
+from .files import ReadError
 
 #: the facts of a tool file that go into ``notes`` (not ``dropped``)
 NOTE_KEYS = ("edge_directions", "nested_graphs", "two_mode", "ignored_sections")

@@ -15,7 +15,7 @@ from xml.parsers import expat
 
 from .network_formats import _open_binary
 from .networks import WEIGHT_ATTRIBUTES
-from .text import ReadError
+from .files import ReadError
 from .tool_graph import _NESTED, NodeAttribute, ToolGraph, _finish, _unit, _values
 
 

@@ -32,7 +32,7 @@ from ...graphs.collection import collection_arrays
 from ...graphs.edges import symmetric_edges, undirected_pairs
 from ...graphs.features import structural_features
 from ..checks import normalise_labels
-from .text import Bundle, ReadError, Table, count_dropped, one_file, read_table
+from .files import Bundle, ReadError, Table, count_dropped, one_file, read_table
 
 FMT = "tu"
 SUFFIXES = ("A", "graph_indicator", "graph_labels", "graph_attributes", "node_labels", "node_attributes",

@@ -57,7 +57,7 @@ from pathlib import Path
 import numpy as np
 
 from .network_formats import EdgeRecords, _open_binary
-from .text import ReadError, read_text
+from .files import ReadError, read_text
 
 FMT = "ucinet"
 

@@ -1,6 +1,6 @@
 """Publication-ready figures for netzbench reports, one module per kind of figure.
 
-- :mod:`.common` -- colours (Okabe–Ito by model order), fonts, panel grids,
+- :mod:`.style` -- colours (Okabe–Ito by model order), fonts, panel grids,
   :func:`save_figure` (byte-identical PNG / SVG / PDF for identical inputs);
 - :mod:`.ranks` -- the Demšar critical-difference diagram and mean-rank bars;
 - :mod:`.cells` -- per-cell grouped bars, forest plot and the per-category
@@ -19,11 +19,11 @@ dropping the reference frees it).  The ``*_figure(report, ...)`` functions
 behind :class:`~netzbench.report.BenchmarkReport`'s ``plot*`` methods read
 the numbers from a report and call them.
 
-The artefacts correspond to REPORT_SPEC.md, section "Artefacts".
+The artefacts correspond to docs/statistics.md, section "Artefacts".
 """
 
 from .cells import plot_bars, plot_dashboard, plot_forest
-from .common import OKABE_ITO, model_colors, save_figure
+from .style import OKABE_ITO, model_colors, save_figure
 from .curves import plot_learning_curves
 from .message import plot_message
 from .pairwise import plot_pairwise_grid, plot_pairwise_list, plot_pairwise_matrix

@@ -23,7 +23,7 @@ from ..formatting import display_names
 from ..series import metric_label as series_label
 from ..within_task import nested_summary
 from ..series import metric_range
-from .common import (CANDIDATE_COLOR, FS, FS_SMALL, RC, cell_bounds, clamp_to_range, clip_interval, collect_models,
+from .style import (CANDIDATE_COLOR, FS, FS_SMALL, RC, cell_bounds, clamp_to_range, clip_interval, collect_models,
                      error_lengths, grid_shape, mark_candidate_label, model_colors, new_figure, panel_axes,
                      range_spine, text_width_in)
 

@@ -17,7 +17,7 @@ from matplotlib.lines import Line2D
 
 from ..formatting import display_names
 from ..series import metric_label, metric_range
-from .common import (FS_SMALL, RC, clamp_to_range, collect_models, colors_for, grid_shape, model_colors, new_figure,
+from .style import (FS_SMALL, RC, clamp_to_range, collect_models, colors_for, grid_shape, model_colors, new_figure,
                      panel_axes, text_width_in)
 
 

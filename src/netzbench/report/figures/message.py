@@ -7,7 +7,7 @@ import textwrap
 import matplotlib as mpl
 from matplotlib.figure import Figure
 
-from .common import FS, RC, new_figure
+from .style import FS, RC, new_figure
 
 
 def plot_message(text: str, width: float = 6.0) -> Figure:

@@ -20,7 +20,7 @@ from matplotlib.patches import Rectangle
 
 from ..formatting import display_names, p_value
 from ..within_task import TEST_NAMES
-from .common import FS, FS_SMALL, OKABE_ITO, RC, grid_shape, new_figure, panel_axes, text_width_in
+from .style import FS, FS_SMALL, OKABE_ITO, RC, grid_shape, new_figure, panel_axes, text_width_in
 
 _NA_GREY = "#D9D9D9"
 _DIAG_GREY = "#F2F2F2"

@@ -18,7 +18,7 @@ from matplotlib.lines import Line2D
 
 from ..comparisons import POSTHOC_NAMES, cliques
 from ..formatting import display_names, p_value
-from .common import CANDIDATE_COLOR, FS, FS_SMALL, RC, colors_for, mark_candidate_label, new_figure, text_width_in
+from .style import CANDIDATE_COLOR, FS, FS_SMALL, RC, colors_for, mark_candidate_label, new_figure, text_width_in
 
 
 def plot_critical_difference(

@@ -1,0 +1,152 @@
+"""Test tiers, assigned at collection from what a test's code calls (never from hand-kept lists).
+
+- ``unit``: no training, no subprocess: the loop a developer runs after each change (``make test-fast``);
+- ``train``: trains models in this process or in the executor's worker pool;
+- ``process``: starts other programs (``subprocess``, the warm worker server, Ray);
+- ``e2e``: runs DVC (``dvc repro``, ``dvc exp run``).
+
+A test's tier is the highest whose triggers occur in its own source, in the tests-folder functions
+it names (module helpers, ``helpers.py``) and in the fixtures it uses, followed transitively. The
+guard (:func:`guard`) then holds every test to its tier while it runs: a ``unit`` test that reaches
+the training loop or starts a process, or a ``train`` test that starts a program, fails and says
+which trigger to add, so a missed detection cannot hide in the fast tier.
+"""
+
+from __future__ import annotations
+
+import inspect
+import io
+import tokenize
+from functools import lru_cache
+from pathlib import Path
+
+TIERS = ("unit", "train", "process", "e2e")
+TESTS_DIR = Path(__file__).resolve().parent
+
+#: names that, called or imported by a test, put it in a tier at least
+NAMES = {
+    "train": {"fit_seed", "train_cell", "run_plans", "run_study", "run_benchmark", "run_seed",
+              "train_relational", "train_link_pred", "train_node", "train_dgi", "train_graph", "run_quick",
+              "misbehaving_workdir"},
+    "process": {"subprocess", "Popen", "ray", "multiprocessing", "WarmServer", "start_server", "ensure_server",
+                "warm_server", "executable"},
+    "e2e": {"dvc"},
+}
+#: names that count only where called (``train(...)``, not ``make_params(train=...)``)
+CALLS = {"train": {"fit", "train"}}
+#: CLI commands (first word of ``invoke(main, [...])``) and the tier they need
+COMMANDS = {"train": "train", "candidate": "train", "sweep": "train", "protocols": "train", "quick": "train",
+            "warm": "process", "repro": "e2e", "exp": "e2e"}
+
+
+def _tokens(source: str) -> tuple[set[str], set[str]]:
+    """(names, CLI commands) in ``source``: every NAME token, and the first string of each
+    ``invoke(..., [...])`` call's argument list."""
+    names, commands = set(), set()
+    toks = [t for t in tokenize.generate_tokens(io.StringIO(source).readline)
+            if t.type in (tokenize.NAME, tokenize.STRING, tokenize.OP)]
+    for i, tok in enumerate(toks):
+        if tok.type == tokenize.NAME:
+            called = i + 1 < len(toks) and toks[i + 1].string == "("
+            if tok.string not in CALLS["train"] or called:
+                names.add(tok.string)
+            if tok.string == "invoke":
+                for nxt in toks[i + 1:i + 12]:
+                    if nxt.type == tokenize.STRING:
+                        commands.add(nxt.string.strip("\"'"))
+                        break
+        elif tok.type == tokenize.STRING and tok.string.strip("\"'").split(" ")[0] in ("dvc",):
+            names.add("dvc")
+    return names, commands
+
+
+def _in_tests(obj) -> bool:
+    code = getattr(obj, "__code__", None)
+    return code is not None and code.co_filename.startswith(_PREFIX)
+
+
+_PREFIX = str(TESTS_DIR) + "/"
+
+
+@lru_cache(maxsize=None)
+def _own(func) -> tuple[int, frozenset[str]]:
+    """(tier index from ``func``'s own source, the names it uses)."""
+    try:
+        source = inspect.getsource(func)
+    except (OSError, TypeError):
+        return 0, frozenset()
+    import textwrap
+
+    names, commands = _tokens(textwrap.dedent(source))
+    level = max([TIERS.index(t) for t, trig in NAMES.items() if names & trig]
+                + [TIERS.index(t) for t, trig in CALLS.items() if names & trig]
+                + [TIERS.index(COMMANDS[c]) for c in commands if c in COMMANDS] + [0])
+    return level, frozenset(names)
+
+
+def tier_of(func, module, fixtures=()) -> str:
+    """The tier of test function ``func`` of ``module`` using the fixture functions ``fixtures``."""
+    return _tier_of(func, module, tuple(fixtures))
+
+
+@lru_cache(maxsize=None)
+def _tier_of(func, module, fixtures: tuple) -> str:
+    helpers = __import__("helpers")
+    seen, todo, level = set(), [func, *fixtures], 0
+    while todo:
+        f = todo.pop()
+        if f in seen:
+            continue
+        seen.add(f)
+        own, names = _own(f)
+        level = max(level, own)
+        for name in names:
+            for scope in (module, helpers):
+                obj = getattr(scope, name, None)
+                if inspect.isfunction(obj) and _in_tests(obj):
+                    todo.append(obj)
+    return TIERS[level]
+
+
+class TierError(AssertionError):
+    pass
+
+
+def _refuse(what: str, tier: str, trigger: str):
+    def refuse(*args, **kwargs):
+        raise TierError(f"this test {what} but was put in the {tier!r} tier: add the name it reaches this through "
+                        f"to tests/tiers.py ({trigger})")
+    return refuse
+
+
+def guard(monkeypatch, tier: str) -> None:
+    """Hold the running test to ``tier``: below ``train`` the training loop and new processes are
+    refused, below ``process`` starting a program is, below ``e2e`` running DVC is."""
+    import multiprocessing.process
+    import subprocess
+    import sys
+
+    rank = TIERS.index(tier)
+    if rank < TIERS.index("train"):
+        import netzbench.training.seed as seed_mod
+        from netzbench.training import fit as fit_mod, graph_level, link, node, relational  # noqa: F401
+
+        refuse, real = _refuse("trains a model", tier, "NAMES['train']"), fit_mod.fit
+        for name, mod in list(sys.modules.items()):  # every module holding the one training loop
+            if name.startswith("netzbench.training") and getattr(mod, "fit", None) is real:
+                monkeypatch.setattr(mod, "fit", refuse)
+        monkeypatch.setattr(seed_mod, "fit_seed", refuse)
+        monkeypatch.setattr(multiprocessing.process.BaseProcess, "start",
+                            _refuse("starts a worker process", tier, "NAMES['train']"))
+    real_init = subprocess.Popen.__init__
+
+    def popen(self, args, *a, **k):
+        argv = [args] if isinstance(args, (str, bytes)) else list(args)
+        program = Path(str(argv[0]).split(" ")[0]).name if argv else ""
+        if program == "dvc" and rank < TIERS.index("e2e"):
+            _refuse("runs DVC", tier, "NAMES['e2e']")()
+        if rank < TIERS.index("process") and program not in ("git",):
+            _refuse(f"starts a program ({program})", tier, "NAMES['process']")()
+        return real_init(self, args, *a, **k)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", popen)
