@@ -33,11 +33,12 @@ from .catalog.data import fetch_task
 from .catalog.table import get_dataset, get_task
 from .graphs.layout import read_meta
 from .identity import code_version
-from .params import merge, ranked_tasks
+from .params import merge
 from .paths import cache_root
 from .protocol import BY_NAME, for_task, resolve
 from .records import StagedFiles, write_json_atomic
 from .report import BenchmarkReport
+from .report.options import options_from_params
 from .report.reproduction import STUDY_SCHEMA
 from .report.runs import report_from_records
 from .report.stage import write_outputs
@@ -291,14 +292,10 @@ def _write_strict_report(records: dict, previous: dict, params: dict, target: Pa
     tasks of ``previous`` (the strict report's JSON form a resumed study started from) that
     ``records`` does not hold are kept from it, histories and all; ``pending`` tasks, which the study
     has not run the strict protocol on yet, are listed as missing cells with that reason."""
-    rep = params["report"]
-    options = {k: rep[k] for k in ("ci_method", "bootstrap_n", "pairwise_method", "epoch_selection", "alpha", "ci")}
-    options["equivalence_margin"] = rep.get("equivalence_margin")
     old = previous.get("histories") or {}
     order = [t for t in params["tasks"] if t in records or t in old or t in pending]
-    ranked, _ = ranked_tasks({**params, "tasks": order})
-    if ranked is not None:
-        options["rank_tasks"] = ranked
+    options = options_from_params(params, order)
+    rep = params["report"]
     config = {"tasks": order, "models": list(params["models"]), "protocol": "strict",
               "protocol_overrides": {}, "train": params["train"], "report": rep}
     fresh = {t: records.get(t) or dict.fromkeys(params["models"]) for t in order if t in records or t not in old}

@@ -26,3 +26,22 @@ def one_of(choices: Sequence[str]) -> Callable[[Any, str], Any]:
         return value
 
     return check
+
+
+def options_from_params(params: dict, tasks: Sequence[str] | None = None) -> dict[str, Any]:
+    """The :class:`~netzbench.report.BenchmarkReport` options that ``params['report']`` sets, for a report
+    of ``tasks`` (default ``params['tasks']``; the ranked ones follow ``rank_tasks``/``rank_exclude``).
+    The one place params become report options: the report stage and the protocol study's strict
+    report read them here."""
+    from ..params import ranked_tasks
+
+    rep = params["report"]
+    out = {"ci_method": rep["ci_method"], "bootstrap_n": rep["bootstrap_n"], "pairwise_method": rep["pairwise_method"],
+           "epoch_selection": rep["epoch_selection"], "alpha": rep["alpha"], "ci": rep["ci"],
+           "posthoc_method": rep.get("posthoc", "nemenyi"), "baseline_mode": rep.get("baselines", "separate")}
+    if rep.get("equivalence_margin") is not None:
+        out["equivalence_margin"] = rep["equivalence_margin"]
+    ranked, _ = ranked_tasks({**params, "tasks": list(params["tasks"] if tasks is None else tasks)})
+    if ranked is not None:
+        out["rank_tasks"] = ranked
+    return out

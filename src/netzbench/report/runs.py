@@ -99,7 +99,8 @@ def read_roster(runs_dir, tasks: list[str], models: list[str], candidate_dir=Non
 def load_from_runs(cls, runs_dir="metrics/runs", *, tasks=None, models=None, params="params.yaml",
                    candidate_dir=None, **options):
     """What :meth:`BenchmarkReport.from_runs` does (see there)."""
-    from ..params import load_params, ranked_tasks
+    from ..params import load_params
+    from .options import options_from_params
 
     p = None
     if isinstance(params, dict):
@@ -112,17 +113,7 @@ def load_from_runs(cls, runs_dir="metrics/runs", *, tasks=None, models=None, par
     models = list(models if models is not None else p["models"])
     seeds = list(options.pop("seeds", None) or (p["seeds"] if p else []))
     if p is not None:
-        rep = p["report"]
-        defaults = {"ci_method": rep["ci_method"], "bootstrap_n": rep["bootstrap_n"],
-                    "pairwise_method": rep["pairwise_method"], "epoch_selection": rep["epoch_selection"],
-                    "alpha": rep["alpha"], "ci": rep["ci"], "posthoc_method": rep.get("posthoc", "nemenyi"),
-                    "baseline_mode": rep.get("baselines", "separate")}
-        if rep.get("equivalence_margin") is not None:
-            defaults["equivalence_margin"] = rep["equivalence_margin"]
-        ranked, _ = ranked_tasks({**p, "tasks": tasks})
-        if ranked is not None:
-            defaults["rank_tasks"] = ranked
-        options = {**defaults, **options}
+        options = {**options_from_params(p, tasks), **options}
     records, candidate = read_roster(runs_dir, tasks, models, candidate_dir)
     if not seeds:
         seeds = sorted({int(s) for by_model in records.values() for r in by_model.values() if r for s in r["seeds"]})
