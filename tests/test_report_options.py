@@ -313,3 +313,16 @@ def test_params_become_report_options_in_one_place():
     assert o["rank_tasks"] == ["karate", "cora"]
     assert options_from_params(p, ["cora"])["rank_tasks"] == ["cora"]  # a report of fewer tasks ranks those
     assert "rank_tasks" not in options_from_params(make_params(tasks=["karate"]))
+
+
+def test_section_1_gives_the_optimiser_settings_the_cells_trained_with():
+    from netzbench.report import BenchmarkReport
+    from netzbench.report.markdown.protocol import optimiser_settings
+
+    hist = {"t": {"A": [{"test_acc": [0.5]}], "B": [{"test_acc": [0.6]}]}}
+    cells = {"t": {"A": {"hyperparameters": {"lr": 0.005, "weight_decay": 0.0}},
+                   "B": {"hyperparameters": {"lr": 0.01, "weight_decay": 0.0005}}}}
+    rep = BenchmarkReport([0], hist, tasks={"t": {"metric": "test_acc", "family": "node_cls"}}, cells=cells)
+    train = {"node_cls": {"lr": 0.1, "weight_decay": 0.1}, "graph_cls": {"lr": 0.001}}
+    # the records, not params (which say 0.1); a family without tasks is not listed
+    assert optimiser_settings(rep, train) == ["node_cls: lr 0.005, weight decay 0.0 or lr 0.01, weight decay 0.0005"]

@@ -63,6 +63,21 @@ def budget_table(report) -> list[str]:
             "  |---|" + "---|" * len(report.models)] + ["  " + r for r in rows] + [""]
 
 
+def optimiser_settings(report, train: dict) -> list[str]:
+    """Per family, the learning rates and weight decays the cells trained with (their run records'
+    hyperparameters; a family none of whose cells has a record falls back to ``train``)."""
+    out = []
+    for fam in ("node_cls", "graph_cls", "graph_reg", "link_pred"):
+        tasks = [t for t in report.tasks if report.task_info[t].family == fam]
+        seen = sorted({(hp["lr"], hp.get("weight_decay", 0)) for t in tasks for c in report.cells.get(t, {}).values()
+                       if "lr" in (hp := c.get("hyperparameters") or {})})
+        if not seen and tasks and fam in train:
+            seen = [(train[fam]["lr"], train[fam].get("weight_decay", 0))]
+        if seen:
+            out.append(f"{fam}: " + " or ".join(f"lr {lr}, weight decay {wd}" for lr, wd in seen))
+    return out
+
+
 def protocol(facts: ReportFacts, params: dict) -> list[str]:
     """Section 1: tasks, models, seeds, training, epoch selection and the statistics used (from ``params``)."""
     report = facts.report
@@ -105,10 +120,7 @@ def protocol(facts: ReportFacts, params: dict) -> list[str]:
                  if train.get("param_budget") else f"hidden channels {train.get('hidden_channels')}")
         L.append(f"- **Training**: {width}, Adam, full batch for node- and "
                  "link-level tasks, shuffled mini-batches of 32 (graph classification) and 64 (graph regression) "
-                 "graphs; " + "; ".join(f"{fam}: lr {train[fam]['lr']}, weight decay "
-                                        f"{train[fam].get('weight_decay', 0)}"
-                                        for fam in ("node_cls", "graph_cls", "graph_reg", "link_pred")
-                                        if fam in train) + ".")
+                 "graphs; " + "; ".join(optimiser_settings(report, train)) + ".")
         if train.get("param_budget"):
             L += budget_table(report)
         if train.get("node_split") == "random":
