@@ -250,7 +250,7 @@ def sweep(params_path: str, data_root: str, dry_run: bool) -> None:
 @click.option("--data-root", default="data", show_default=True)
 @click.option("--variant-seeds", type=click.IntRange(min=2), default=None,
               help="Train the single-switch variants on the first N seeds only (paper and strict: every seed).")
-@click.option("--tasks", "only", multiple=True, help="Run the study for these tasks only (repeatable).")
+@click.option("--tasks", "only", multiple=True, help="Run the study for these tasks only, in this order (repeatable).")
 @click.option("--afresh", is_flag=True, help="Ignore a study already there (default: continue it).")
 def protocols(params_path: str, data_root: str, variant_seeds: int | None, only: tuple[str, ...],
               afresh: bool) -> None:

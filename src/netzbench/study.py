@@ -155,7 +155,7 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
     Resumable: a study already at ``out_dir`` for the same result code, seeds and roster is
     continued -- its finished variants are kept (their values are the study's; nothing is
     retrained) and only the missing ones run. ``tasks`` (default: every task of ``params``) limits
-    this run to some tasks. The study is written after every (task, variant); a task enters
+    this run to some tasks, run in that order. The study is written after every (task, variant); a task enters
     ``tasks`` once all its variants are in (until then it is under ``pending``, which the report
     does not read), ``remaining`` lists what is still to run and ``complete`` says whether anything
     is. Strict values enter the study together with the strict report that holds their histories
@@ -205,6 +205,7 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
             if name not in ("paper", "strict"):
                 variant_params["seeds"] = list(switch_seeds)
             groups.append((task_id, name, variant_params))
+    groups.sort(key=lambda g: chosen.index(g[0]))  # in the order asked for (stable: variants as listed)
     _promote(study, todo)
     kept = sum(len(e["variants"]) for e in (*study["tasks"].values(), *study["pending"].values()))
     cells = [(g, plan_cell(g[0], m, g[2], task_dir=_data_dir(g[0], g[2], params, data_root, echo),
