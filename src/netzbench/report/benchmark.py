@@ -19,9 +19,9 @@ for hand-built histories); ``cells[task][model]`` holds the run records' facts
 that are not histories (:mod:`.availability`, :mod:`.cost`).
 
 This class holds the data, the options and the persistence; each statistic is a plain function of
-:mod:`.selection` (epoch selection, X),
-:mod:`.within_task`, :mod:`.across_task`, :mod:`.availability` or :mod:`.cost`
-that one method calls (exporters: :mod:`.latex`, :mod:`.figures`); numpy and :mod:`netzbench.stats`, never torch.
+:mod:`.selection` (epoch selection, X), :mod:`.within_task`, :mod:`.across_task`, :mod:`.availability` or
+:mod:`.cost` that one method calls (exporters: :mod:`.latex`, :mod:`.figures`); numpy and :mod:`netzbench.stats`,
+never torch. The report stage shares each statistic's result across its outputs (:mod:`.memo`).
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ from .. import stats
 from ..stats._common import check_open_unit
 from . import across_task, availability, comparisons, cost, degenerate, latex, persistence, selection, within_task
 from . import baselines as baseline_analysis
-from .options import one_of as _one_of
-from .options import option as _option
+from .memo import share_statistics
+from .options import one_of as _one_of, option as _option
 from .persistence import SCHEMA
 from .selection import EPOCH_SELECTIONS
 from .series import TaskInfo, task_info_of
@@ -49,10 +49,10 @@ __all__ = ["BenchmarkReport", "SCHEMA"]
 def _figures():
     """The figures package, imported on the first plot: the statistics do not need matplotlib."""
     from . import figures
-
     return figures
 
 
+@share_statistics
 class BenchmarkReport:
     """Statistics over a benchmark's histories (see the module docstring).
 

@@ -74,6 +74,7 @@ from .facts import ReportFacts, collect_facts
 from .figures import plot_message, save_figure
 from .formatting import number, p_value
 from .markdown import render_markdown
+from .memo import computed_once
 from .paper import CELL_FIELDS as PAPER_CELL_FIELDS
 
 SUMMARY_COLUMNS = ["task", "model", "metric", "direction", "mean", "std", "sem", "n_seeds", "lo", "hi",
@@ -329,12 +330,13 @@ def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None, 
     rep_params = params.get("report", {})
     report.posthoc_method = rep_params.get("posthoc", report.posthoc_method)  # the CD diagram's cliques
     report.baseline_mode = rep_params.get("baselines", report.baseline_mode)  # are baselines ranked?
-    facts = collect_facts(report, candidate, list(params["models"]),
-                          aggregation=rep_params.get("aggregation", "uniform"), weights=rep_params.get("weights"),
-                          reference=reference, study=study,
-                          code=code_version() if study is not None else None)  # a study of other result code: stale
-    metrics = report_metrics(facts)
-    with nullcontext(staging) if staging is not None else StagedFiles() as out:
+    # every statistic computed once: the facts, the figures, the tables and the text share each result
+    with computed_once(report), nullcontext(staging) if staging is not None else StagedFiles() as out:
+        facts = collect_facts(report, candidate, list(params["models"]),
+                              aggregation=rep_params.get("aggregation", "uniform"), weights=rep_params.get("weights"),
+                              reference=reference, study=study,
+                              code=code_version() if study is not None else None)  # another result code's: stale
+        metrics = report_metrics(facts)
         for rel, obj, indent in (("metrics/report.json", metrics, 2),
                                  ("metrics/headline.json", compact_metrics(metrics), 1)):
             if place(rel) is not None:
