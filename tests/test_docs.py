@@ -287,3 +287,29 @@ def test_params_yaml_agrees_with_the_code_defaults():
     assert not unexpected, f"params.yaml and src/netzbench/params.py DEFAULTS differ: {unexpected}"
     agreed = [".".join(k) for k in KNOWN_DIFFERENT if k not in diff]
     assert not agreed, f"these keys now agree: remove them from KNOWN_DIFFERENT: {agreed}"
+
+
+# --- dvc commands ---------------------------------------------------------------------------------------
+
+#: the DVC commands the docs may show (DVC 3's command names)
+DVC_COMMANDS = {"repro", "exp", "metrics", "params", "plots", "status", "push", "pull", "remote", "dag", "gc",
+                "fetch", "checkout", "init", "add", "queue", "diff", "config", "cache", "version", "stage"}
+
+
+def test_dvc_commands_shown_exist_and_set_real_params():
+    calls = _calls("dvc")
+    assert len(calls) > 10
+    bad = []
+    for path, words in calls:
+        if not words:  # the word itself, named in prose (`dvc`)
+            continue
+        if words[0] not in DVC_COMMANDS:
+            bad.append(f"{path.name}: dvc {' '.join(words)}")
+            continue
+        for i, w in enumerate(words):
+            if w == "-S" and i + 1 < len(words):
+                key = words[i + 1].split("=", 1)[0].lstrip("+~")  # DVC's ++ (add) and ~ (remove) prefixes
+                top = key.split(".")[0]
+                if top not in DEFAULTS and top not in ("model", "model_args", "custom_tasks"):
+                    bad.append(f"{path.name}: dvc {' '.join(words)}: -S {key} is no params key")
+    assert bad == []
