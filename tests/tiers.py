@@ -28,7 +28,7 @@ NAMES = {
     "train": {"fit_seed", "train_cell", "run_plans", "run_study", "run_benchmark", "run_seed",
               "train_relational", "train_link_pred", "train_node", "train_dgi", "train_graph", "run_quick",
               "misbehaving_workdir"},
-    "process": {"subprocess", "Popen", "ray", "multiprocessing", "WarmServer", "start_server", "ensure_server",
+    "process": {"subprocess", "Popen", "ray", "multiprocessing", "warm", "WarmServer", "start_server", "ensure_server",
                 "warm_server", "executable"},
     "e2e": {"dvc"},
 }
