@@ -198,3 +198,21 @@ def test_an_incomplete_study_is_named_in_the_report():
     line = incomplete_note(effects)[0]
     assert "not complete" in line and "`fb15k_237` (`strict`, `relation_init=xavier`)" in line
     assert incomplete_note({**effects, "remaining": {}}) == []
+
+
+def test_a_strict_report_the_study_did_not_write_is_not_kept(tmp_path, monkeypatch):
+    """The study file is also written alone; a strict report left from other code is never merged into it."""
+    monkeypatch.chdir(tmp_path)
+    params = make_params(tasks=["karate"], models=["GCN"], seeds=[0, 1], protocol="paper",
+                         train={"epochs": {"karate": 2}})
+    fetch_task("karate", params, "data", echo=lambda m: None)
+    run_study(params, echo=lambda m: None, progress=False)
+    path = tmp_path / "reports/strict/benchmark.json"
+    form = json.loads(path.read_text())
+    assert form["config"]["code"]  # written with the study's result code
+    fresh = form["histories"]["karate"]["GCN"][0]["test_acc"]
+    form["config"]["code"] = "another"
+    form["histories"]["karate"]["GCN"][0]["test_acc"] = [0.123] * len(fresh)  # what another code had trained
+    path.write_text(json.dumps(form))
+    run_study(params, echo=lambda m: None, progress=False)
+    assert json.loads(path.read_text())["histories"]["karate"]["GCN"][0]["test_acc"] == fresh

@@ -27,6 +27,7 @@ on link tasks, ``structural_features`` on graphs that have node features,
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 
 from .catalog.data import fetch_task
@@ -130,7 +131,8 @@ def _previous(out_dir: Path, header: dict, echo) -> tuple[dict | None, dict]:
         strict = persistence.loads(strict_path) if strict_path.is_file() else {}
     except (OSError, ValueError):
         strict = {}
-    if strict and (strict.get("seeds") != header["seeds"]):
+    # only the strict report this study wrote (the study file is also written alone, after each variant)
+    if strict and (strict.get("seeds") != header["seeds"] or (strict.get("config") or {}).get("code") != header["code"]):
         strict = {}
     return study, strict
 
@@ -215,6 +217,7 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
          + (f"; resuming {out_dir / STUDY_FILE} ({kept} variant(s) kept)" if previous else ""))
     strict_records: dict[str, dict] = {}
     strict_values: dict[str, dict] = {}
+    previous_term = _stop_on_terminate()
     try:
         for task_id, name, variant_params in groups:
             task_dir = _data_dir(task_id, variant_params, params, data_root, echo)
@@ -233,6 +236,8 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
             _promote(study, todo, held=strict_values)
             write_json_atomic(out_dir / STUDY_FILE, study)
     finally:
+        if previous_term is not None:
+            signal.signal(signal.SIGTERM, previous_term)
         if strict_records:  # also when stopped: what finished is kept
             for task_id, values in strict_values.items():
                 _store(study["pending"][task_id], "strict", values)
@@ -249,6 +254,17 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
          + (f"; {left} variant(s) of {len(study['remaining'])} task(s) still to run "
             f"(`netzbench protocols` continues)" if left else "; complete"))
     return study
+
+
+def _stop_on_terminate():
+    """SIGTERM (``kill``, a scheduler's stop) stops the study like Ctrl-C, so what finished is written; returns
+    the handler it replaced (None off the main thread, where no handler can be set)."""
+    def stop(_signum, _frame):
+        raise KeyboardInterrupt("terminated")
+    try:
+        return signal.signal(signal.SIGTERM, stop)
+    except ValueError:
+        return None
 
 
 def _variant_values(records: dict, task_id: str, name: str, seeds: list[int]) -> dict:
@@ -298,7 +314,7 @@ def _write_strict_report(records: dict, previous: dict, params: dict, target: Pa
     options = options_from_params(params, order)
     rep = params["report"]
     config = {"tasks": order, "models": list(params["models"]), "protocol": "strict",
-              "protocol_overrides": {}, "train": params["train"], "report": rep}
+              "protocol_overrides": {}, "train": params["train"], "report": rep, "code": code_version()}
     fresh = {t: records.get(t) or dict.fromkeys(params["models"]) for t in order if t in records or t not in old}
     new = report_from_records(BenchmarkReport, fresh, list(params["seeds"]), config=config, **options,
                               missing_reason=lambda t, m: "the protocol study has not run the strict protocol "
