@@ -206,21 +206,20 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
             variant_params["protocol_overrides"] = dict(overrides)  # merge keeps params' own overrides otherwise
             if name not in ("paper", "strict"):
                 variant_params["seeds"] = list(switch_seeds)
-            groups.append((task_id, name, variant_params))
+            groups.append((task_id, name, variant_params,
+                           _data_dir(task_id, variant_params, params, data_root, echo)))  # fetched once
     groups.sort(key=lambda g: chosen.index(g[0]))  # in the order asked for (stable: variants as listed)
     _promote(study, todo)
     kept = sum(len(e["variants"]) for e in (*study["tasks"].values(), *study["pending"].values()))
-    cells = [(g, plan_cell(g[0], m, g[2], task_dir=_data_dir(g[0], g[2], params, data_root, echo),
-                           echo=lambda _m: None)) for g in groups for m in params["models"]]
-    live = [p for _, p in cells if p.outcome is None]
+    cells = [plan_cell(g[0], m, g[2], task_dir=g[3], echo=lambda _m: None) for g in groups for m in params["models"]]
+    live = [p for p in cells if p.outcome is None]
     echo(f"protocol study: {len(live)} cells, {sum(len(p.jobs) for p in live)} seed run(s) not cached"
          + (f"; resuming {out_dir / STUDY_FILE} ({kept} variant(s) kept)" if previous else ""))
     strict_records: dict[str, dict] = {}
     strict_values: dict[str, dict] = {}
     previous_term = _stop_on_terminate()
     try:
-        for task_id, name, variant_params in groups:
-            task_dir = _data_dir(task_id, variant_params, params, data_root, echo)
+        for task_id, name, variant_params, task_dir in groups:
             # planned again now: an earlier variant may have trained (and cached) some of these seeds
             plans = {m: plan_cell(task_id, m, variant_params, task_dir=task_dir, echo=lambda _m: None)
                      for m in params["models"]}
