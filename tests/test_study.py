@@ -159,6 +159,9 @@ def test_a_stopped_study_continues_where_it_stopped(tmp_path, monkeypatch):
     again = []
     run_study(params, echo=again.append, progress=False)
     assert "0 seed run(s) not cached" in again[0] and trained(again) == 0
+    shutil.rmtree(tmp_path / "data" / "karate")  # a fresh checkout: a finished task need not be fetched again
+    kept = run_study(params, echo=lambda m: None, progress=False, tasks=["random_tsp"])
+    assert kept["complete"] and kept["remaining"] == {} and set(kept["tasks"]) == {"karate", "random_tsp"}
     other = make_params(tasks=["karate", "random_tsp"], models=["GCN"], seeds=[0, 1, 2], protocol="paper",
                         train={"epochs": {"karate": 2, "random_tsp": 2}})
     fresh = []

@@ -181,8 +181,11 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
     groups, todo = [], {}
     for task_id in params["tasks"]:
         if not (data_root / task_id / "meta.json").is_file():
-            if task_id not in chosen:
-                todo[task_id] = ["(not fetched)"]
+            if task_id not in chosen:  # not asked for: what the study holds of it stays as it is
+                if task_id not in study["tasks"]:
+                    part = study["pending"].get(task_id)
+                    todo[task_id] = ([n for n in variants(part["switches"]) if n not in part["variants"]]
+                                     if part else ["(not fetched)"])
                 continue
             fetch_task(task_id, params, data_root, echo=echo)
         meta = read_meta(data_root / task_id)
