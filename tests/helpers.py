@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import textwrap
+from contextlib import contextmanager
 from pathlib import Path
 
 from netzbench.params import DEFAULTS, merge, validate
@@ -16,6 +18,34 @@ def make_params(**overrides) -> dict:
             "train": {"epochs": {"random_tsp": 3, "ising_lattice": 3, "karate": 3, "cora": 3, "mutag": 3}},
             "exec": {"workers": 1}}
     return validate(merge(merge(DEFAULTS, base), overrides))
+
+
+class _Lines(logging.Handler):
+    def __init__(self):
+        super().__init__()
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(self.format(record))
+
+
+@contextmanager
+def logged():
+    """The list of what netzbench logs inside the block at INFO and up, each message as the command
+    line prints it (``WARNING: ...``); attached to the package logger, so a handler the command line
+    installs meanwhile, which stops propagation, hides nothing."""
+    from netzbench.console import PACKAGE, Plain
+
+    handler, logger = _Lines(), logging.getLogger(PACKAGE)
+    handler.setFormatter(Plain())
+    level = logger.level
+    logger.setLevel(logging.INFO)
+    logger.addHandler(handler)
+    try:
+        yield handler.lines
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 def write_package(root: Path, name: str, modules: dict[str, str]) -> Path:
@@ -91,5 +121,5 @@ def misbehaving_workdir(tmp_path: Path, monkeypatch, package: str) -> Path:
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     write_package(tmp_path, package, {"models": MISBEHAVING_MODELS})
-    fetch_task("random_tsp", make_params(), "data", echo=lambda m: None)
+    fetch_task("random_tsp", make_params(), "data")
     return tmp_path

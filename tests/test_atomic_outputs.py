@@ -216,7 +216,7 @@ def test_the_strict_report_and_the_study_are_published_together(repo, monkeypatc
     target = repo / "reports/strict"
     with StagedFiles() as out:
         out.write_json(repo / "reports/protocol_study.json", {"first": True})
-        study_mod._write_strict_report(records, {}, params, target, lambda _m: None, out)
+        study_mod._write_strict_report(records, {}, params, target, out)
         assert [p for p in target.rglob("*") if p.is_file() and not p.name.startswith(".")] == []  # not yet
     md = (target / "REPORT.md").read_text()
     assert "](plots/dashboard.png)" in md and "../plots" not in md
@@ -231,7 +231,7 @@ def test_the_strict_report_and_the_study_are_published_together(repo, monkeypatc
     monkeypatch.setattr(BenchmarkReport, "plot_dashboard", boom)
     with pytest.raises(RuntimeError), StagedFiles() as out:
         out.write_json(repo / "reports/protocol_study.json", {"first": False})
-        study_mod._write_strict_report(records, {}, params, target, lambda _m: None, out)
+        study_mod._write_strict_report(records, {}, params, target, out)
     assert _published(repo) == before and _temporaries(repo) == []
 
 
@@ -321,10 +321,10 @@ def trained(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("NETZBENCH_CACHE_DIR", str(root / "cache"))
         mp.setenv("NETZBENCH_WARM_S", "0")
-        fetch_task("random_tsp", params, root / "data", echo=lambda m: None)
+        fetch_task("random_tsp", params, root / "data")
         record = train_cell("random_tsp", "GCN", params, root / "r.json", data_root=root / "data",
-                            echo=lambda m: None, progress=False)
-        keys = plan_cell("random_tsp", "GCN", params, data_root=root / "data", echo=lambda m: None).keys
+                            progress=False)
+        keys = plan_cell("random_tsp", "GCN", params, data_root=root / "data").keys
     assert {e["status"] for e in record["seeds"].values()} == {"ok"}, record["seeds"]
     return {"root": root, "params": params, "record": record, "keys": {s: keys[s, 0] for s in (0, 1)}}
 
@@ -335,7 +335,7 @@ def _histories(record: dict) -> dict:
 
 def _train(trained, tmp_path):
     return train_cell("random_tsp", "GCN", trained["params"], tmp_path / "r.json", data_root=trained["root"] / "data",
-                      echo=lambda m: None, progress=False)
+                      progress=False)
 
 
 def _corrupt(kind: str, path: Path, other: Path) -> None:
@@ -438,5 +438,5 @@ def test_a_record_that_cannot_be_written_is_one_clear_error(trained, tmp_path, m
     _failing_under(monkeypatch, out, "fsync")
     with pytest.raises(RecordError, match=r"GCN.json: cannot write the run record \(No space left on device\)"):
         train_cell("random_tsp", "GCN", trained["params"], out / "GCN.json", data_root=trained["root"] / "data",
-                   echo=lambda m: None, progress=False)
+                   progress=False)
     assert list(out.iterdir()) == []

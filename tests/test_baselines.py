@@ -233,7 +233,7 @@ def _write_records(root):
 def _stage(root, mode):
     params = make_params(tasks=list(DESIGN), models=GNNS + list(BASE), seeds=list(range(S)),
                          train={"epochs": {t: 1 for t in DESIGN}}, report={"baselines": mode})
-    return run_report_stage(params, echo=lambda _m: None, root=root)
+    return run_report_stage(params, root=root)
 
 
 def test_report_separate_keeps_baselines_out_of_the_ranks(tmp_path):
@@ -324,7 +324,6 @@ def test_record_carries_the_baseline_kind(tmp_path):
     rep = run_benchmark(models={"Mine": MyBaseline, "GCN": "GCN"}, tasks=["karate"], seeds=[0], epochs=2,
                         data_root=tmp_path, progress=False)
     assert rep.baseline_models() == {"Mine": "baseline"} and rep.ranked_models == ["GCN"]
-    plan = plan_cell("karate", "CommonNeighbors", make_params(tasks=["karate"]), data_root=tmp_path,
-                     echo=lambda _m: None)
+    plan = plan_cell("karate", "CommonNeighbors", make_params(tasks=["karate"]), data_root=tmp_path)
     assert plan.outcome == "incompatible" and plan.record["baseline_kind"] == "heuristic"
-    assert json.loads(json.dumps(plan.finish()))["baseline_kind"] == "heuristic"
+    assert json.loads(json.dumps(plan.finish().to_dict()))["baseline_kind"] == "heuristic"

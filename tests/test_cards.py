@@ -192,7 +192,7 @@ def _fetched(tmp_path, tasks):
     from netzbench.catalog.data import fetch_task
 
     params = make_params(tasks=list(tasks))
-    return {t: fetch_task(t, params, tmp_path, echo=lambda m: None) for t in tasks}
+    return {t: fetch_task(t, params, tmp_path) for t in tasks}
 
 
 def _agrees(card, meta):
@@ -246,11 +246,11 @@ def test_netzbench_card_prints_the_card_and_its_json(tmp_path):
 
 
 def _offline_tasks(mirror_root) -> list[str]:
-    from netzbench.catalog.custom import PROCESSOR
+    from netzbench.catalog.custom import process
     from netzbench.catalog.table import DATASETS, TASKS
 
     def here(ds) -> bool:  # the catalogue's own (custom tasks other tests registered are not)
-        return ds.processor != PROCESSOR and (not ds.needs_download or (mirror_root / ds.id).is_dir())
+        return ds.processor is not process and (not ds.needs_download or (mirror_root / ds.id).is_dir())
 
     return sorted(t for t, spec in TASKS.items() if spec.dataset in DATASETS and here(DATASETS[spec.dataset]))
 
@@ -264,7 +264,7 @@ def test_every_catalogue_task_obtainable_offline_has_a_card_that_agrees_with_met
     assert len(tasks) >= 30  # the mirror's datasets and every generated one
     params = make_params(tasks=tasks)
     for task in tasks:
-        meta = fetch_task(task, params, tmp_path, echo=lambda m: None)
+        meta = fetch_task(task, params, tmp_path)
         card = build_card(tmp_path / task)
         assert card["status"] == meta["status"], task
         if meta["status"] == "ok" and "counts" in meta:
@@ -314,7 +314,7 @@ def test_the_report_lists_each_task_s_card_and_its_warnings(tmp_path):
                 record["card"] = summary
             write_record(work / "metrics/runs" / task / f"{model}.json", record)
     assert read_record(work / "metrics/runs/mutag/GCN.json")["card"] == summary  # the schema takes it
-    run_report_stage(trs._params(), echo=lambda m: None, root=work)
+    run_report_stage(trs._params(), root=work)
     text = (work / "reports/REPORT.md").read_text()
     assert "- **Datasets** (their cards: `netzbench card <task>`" in text
     row = next(line for line in text.splitlines() if line.startswith("  | `mutag` |"))

@@ -18,7 +18,6 @@ import netzbench.catalog
 from netzbench.synthetic import optimisation, routing, triangles
 from netzbench.catalog.data import fetch_task
 from netzbench.graphs.layout import task_arrays
-from netzbench.paths import import_ref
 from netzbench.catalog.table import DATASETS, TASKS
 from netzbench.params import DEFAULTS, merge
 
@@ -28,7 +27,7 @@ ALL = LINK + ("synthetic_triangles",)
 
 def _gen(name: str, seed: int):
     ds = DATASETS[name]
-    return import_ref(ds.processor)(seed, **ds.generator_params)
+    return ds.processor(seed, **ds.generator_params)
 
 
 def _same(a: dict, b: dict) -> bool:
@@ -47,7 +46,7 @@ def test_entries_are_synthetic_seed_aware_and_registered():
     for name in ALL:
         ds, task = DATASETS[name], TASKS[name]
         assert ds.synthetic and ds.category == "combinatorial" and ds.generator_params
-        assert ds.processor.startswith("netzbench.synthetic.") and ds.processor.endswith(f":{name}") and task.seed_aware
+        assert ds.processor_ref.startswith("netzbench.synthetic.") and ds.processor.__name__ == name and task.seed_aware
     for name in LINK:
         assert DATASETS[name].families == ("link_pred",) and DATASETS[name].in_paper
         assert (TASKS[name].family, TASKS[name].split) == ("link_pred", "random_edge_80_10_10")
@@ -89,7 +88,7 @@ def test_link_layout(name):
 
 def test_synthetic_task_stores_meta_and_generates_per_seed(tmp_path, monkeypatch):
     monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path / "cache"))
-    meta = fetch_task("max_cut", merge(DEFAULTS, {}), data_root=tmp_path / "data", echo=lambda *a: None)
+    meta = fetch_task("max_cut", merge(DEFAULTS, {}), data_root=tmp_path / "data")
     # no arrays: the instance of each seed is generated at training time (the card describes seed 0's)
     assert meta["synthetic"] and sorted(p.name for p in (tmp_path / "data" / "max_cut").iterdir()) == [
         "card.json", "meta.json"]

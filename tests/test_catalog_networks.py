@@ -53,7 +53,7 @@ def _params() -> dict:
 
 def _fetch(task: str, tmp_path: Path, monkeypatch, root: str = "data") -> tuple[dict, dict, Path]:
     monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path / "cache"))
-    meta = fetch_task(task, _params(), data_root=tmp_path / root, echo=lambda *_: None)
+    meta = fetch_task(task, _params(), data_root=tmp_path / root)
     assert meta["status"] == "ok", meta
     npz = tmp_path / root / task / "graph.npz"
     return meta, load_arrays(npz), npz
@@ -117,7 +117,7 @@ def test_catalogue_entries():
             assert ds.category == category and ds.families == ("link_pred",) and ds.in_paper
             assert task.family == "link_pred" and task.split == "random_edge_80_10_10"
             assert 40 <= task.epochs <= 120
-            assert ds.processor.startswith("netzbench.catalog.readers.networks:link_pred")
+            assert ds.processor_ref.startswith("netzbench.catalog.readers.networks:link_pred")
             assert ds.sources and ds.license and ds.citation and ds.description
             netz = [i for i, s in enumerate(ds.sources) if s.format == "netzschleuder-csv"]
             assert netz in ([], [0])  # Netzschleuder first where it hosts the network

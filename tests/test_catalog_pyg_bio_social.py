@@ -63,7 +63,7 @@ def fake_mirror(tmp_path, monkeypatch, cache) -> Path:
 
 
 def _fetch(task_id: str, tmp_path: Path, sub: str = "data", **data) -> tuple[dict, dict]:
-    meta = fetch_task(task_id, _params(**data), data_root=tmp_path / sub, echo=lambda *_: None)
+    meta = fetch_task(task_id, _params(**data), data_root=tmp_path / sub)
     arrays = load_arrays(tmp_path / sub / task_id / "graph.npz") if meta["status"] == "ok" else {}
     return meta, arrays
 

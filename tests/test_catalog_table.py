@@ -1,4 +1,4 @@
-"""The catalogue has the paper's 63 loaders in ten categories, each fully described."""
+"""The catalogue has the paper's 63 datasets in ten categories, each fully described."""
 
 import json
 from collections import Counter
@@ -8,12 +8,12 @@ from click.testing import CliRunner
 from netzbench.catalog.table import CATEGORIES, DATASETS, TASKS
 from netzbench.cli import main
 
-# Table 4 of the GraphNetz paper: loaders per category
+# Table 4 of the GraphNetz paper: datasets per category (the paper calls them loaders)
 TABLE4 = {"combinatorial": 6, "biology": 12, "social": 16, "knowledge": 3, "infrastructure": 6, "finance": 5,
           "computing": 4, "vision": 5, "physics": 3, "security": 3}
 
 
-def test_the_papers_63_loaders_across_ten_categories():
+def test_the_papers_63_datasets_across_ten_categories():
     paper = [d for d in DATASETS.values() if d.in_paper]
     assert len(paper) == 63
     assert Counter(d.category for d in paper) == TABLE4

@@ -178,7 +178,7 @@ def published(tmp_path_factory):
         write_record(root / f"metrics/runs/internet_as/{model}.json", rec)
     params = make_params(tasks=["internet_as"], models=list(cells), seeds=[0, 1, 2, 3], protocol="paper",
                          train={"epochs": {"internet_as": 5}})
-    metrics = run_report_stage(params, echo=lambda m: None, root=root)
+    metrics = run_report_stage(params, root=root)
     return root, metrics
 
 

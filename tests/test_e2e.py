@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from helpers import REPO
+from helpers import REPO, logged
 from netzbench.quick import PROFILE, prepare, run_quick
 from netzbench.quick import env as workspace_env
 
@@ -44,8 +44,8 @@ def test_the_quick_profile_runs_end_to_end(tmp_path):
     """`netzbench quick`: the documented first look, every stage in a throwaway copy."""
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
-    said = []
-    out = run_quick(tmp_path / "quick", echo=said.append)
+    with logged() as said:
+        out = run_quick(tmp_path / "quick")
     report = json.loads((out["dir"] / "metrics/report.json").read_text())
     assert report["n_tasks"] == len(PROFILE["tasks"]) and report["k"] == 4  # GIN serves one task only
     assert (out["report"]).read_text().startswith("# netzbench report")

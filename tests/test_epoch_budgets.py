@@ -25,10 +25,6 @@ PUBLISHED = {"random_tsp": 80, "mutag": 40, "cora": 100, "fb15k_237": 20, "euror
              "citeseer": 100, "pubmed": 100}
 
 
-def quiet(_msg):
-    pass
-
-
 def params_with(epochs: dict, **overrides) -> dict:
     """Test params whose `train.epochs` is exactly ``epochs`` (make_params fills some in)."""
     params = make_params(**overrides)
@@ -66,20 +62,20 @@ def test_overrides_are_still_checked(tmp_path, epochs, message):
 def test_fetch_writes_the_budget_into_meta(tmp_path):
     params = make_params(tasks=["random_tsp", "karate"])
     for task in ("random_tsp", "karate"):
-        meta = fetch_task(task, params, tmp_path, echo=quiet)
+        meta = fetch_task(task, params, tmp_path)
         on_disk = json.loads((tmp_path / task / "meta.json").read_text())
         assert meta["epochs"] == on_disk["epochs"] == TASKS[task].epochs
 
 
 def test_the_record_says_where_the_epochs_came_from(tmp_path):
     base = {"tasks": ["karate"], "seeds": [0]}
-    fetch_task("karate", make_params(**base), tmp_path, echo=quiet)
+    fetch_task("karate", make_params(**base), tmp_path)
     budget = params_with({}, **base)
     override = params_with({"karate": 7}, **base)
     cells = {}
     for name, params in (("budget", budget), ("override", override)):
         for model in ("GCN", "GIN"):  # GIN does not serve node_cls: a record decided without training
-            cells[name, model] = plan_cell("karate", model, params, data_root=tmp_path, echo=quiet)
+            cells[name, model] = plan_cell("karate", model, params, data_root=tmp_path)
     for model in ("GCN", "GIN"):
         rec = cells["budget", model].record
         assert rec["hyperparameters"]["epochs"] == 100 and rec["epochs_source"] == "catalogue"
@@ -87,23 +83,23 @@ def test_the_record_says_where_the_epochs_came_from(tmp_path):
         rec = cells["override", model].record
         assert rec["hyperparameters"]["epochs"] == 7 and rec["epochs_source"] == "params"
     assert cells["budget", "GCN"].keys[0, 0] != cells["override", "GCN"].keys[0, 0]
-    assert [j["spec"]["hp"]["epochs"] for j in cells["override", "GCN"].jobs] == [7]
-    validate_record(cells["budget", "GIN"].finish())  # the schema knows the new fields
+    assert [j.spec["hp"]["epochs"] for j in cells["override", "GCN"].jobs] == [7]
+    validate_record(cells["budget", "GIN"].finish().to_dict())  # the schema knows the new fields
     with pytest.raises(Exception, match="epochs_source"):
-        validate_record({**cells["budget", "GIN"].finish(), "epochs_source": "guess"})
+        validate_record({**cells["budget", "GIN"].finish().to_dict(), "epochs_source": "guess"})
 
 
 def test_a_meta_without_a_budget_asks_for_a_new_fetch(tmp_path):
     params = params_with({}, tasks=["karate"], seeds=[0])
-    fetch_task("karate", params, tmp_path, echo=quiet)
+    fetch_task("karate", params, tmp_path)
     path = tmp_path / "karate" / "meta.json"
     meta = json.loads(path.read_text())
     del meta["epochs"]  # as an older netzbench wrote it
     path.write_text(json.dumps(meta))
     with pytest.raises(ValueError, match="no epoch budget.*netzbench fetch karate"):
-        plan_cell("karate", "GCN", params, data_root=tmp_path, echo=quiet)
+        plan_cell("karate", "GCN", params, data_root=tmp_path)
     with_override = params_with({"karate": 3}, tasks=["karate"], seeds=[0])
-    assert plan_cell("karate", "GCN", with_override, data_root=tmp_path, echo=quiet).record["epochs_source"] == "params"
+    assert plan_cell("karate", "GCN", with_override, data_root=tmp_path).record["epochs_source"] == "params"
 
 
 def test_a_custom_task_trains_its_declared_epochs(tmp_path, monkeypatch):
@@ -120,8 +116,8 @@ def test_a_custom_task_trains_its_declared_epochs(tmp_path, monkeypatch):
     try:
         params = load_config(tmp_path / "params.yaml")
         for task, budget in (("bd_declared", 7), ("bd_default", custom.DEFAULT_EPOCHS)):
-            assert fetch_task(task, params, tmp_path / "data", echo=quiet)["epochs"] == budget
-            rec = plan_cell(task, "GCN", params, data_root=tmp_path / "data", echo=quiet).record
+            assert fetch_task(task, params, tmp_path / "data")["epochs"] == budget
+            rec = plan_cell(task, "GCN", params, data_root=tmp_path / "data").record
             assert rec["hyperparameters"]["epochs"] == budget and rec["epochs_source"] == "catalogue"
     finally:
         for tid in ("bd_declared", "bd_default"):
@@ -136,7 +132,7 @@ def test_a_loader_task_of_the_api_records_its_budget(tmp_path):
     data = KarateClub()[0]
     meta = write_loader_task(tmp_path / "k", "k", "node_cls", lambda _root: data, root=tmp_path, epochs=9)
     assert meta["epochs"] == json.loads((tmp_path / "k" / "meta.json").read_text())["epochs"] == 9
-    rec = plan_cell("k", "GCN", params_with({}, seeds=[0]), task_dir=tmp_path / "k", echo=quiet).record
+    rec = plan_cell("k", "GCN", params_with({}, seeds=[0]), task_dir=tmp_path / "k").record
     assert rec["hyperparameters"]["epochs"] == 9 and rec["epochs_source"] == "catalogue"
 
 

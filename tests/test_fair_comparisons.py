@@ -24,7 +24,7 @@ from netzbench.training.splits import random_node_split
 
 from helpers import REPO, make_params
 
-QUIET = {"echo": lambda _m: None, "progress": False}
+QUIET = {"progress": False}
 
 
 def _real_count(spec, family, i, w, o, num_relations=None):
@@ -125,7 +125,7 @@ def test_budget_end_to_end_through_the_pipeline_record(workdir):
     budget = 5000
     p = make_params(tasks=["karate", "random_tsp"], seeds=[0, 1], train={"param_budget": budget})
     for task in ("karate", "random_tsp"):
-        fetch_task(task, p, "data", echo=lambda m: None)
+        fetch_task(task, p, "data")
     widths = {}
     for task, model in (("karate", "GCN"), ("karate", "GAT"), ("random_tsp", "GraphSAGE")):
         rec = train_cell(task, model, p, f"{task}_{model}.json", **QUIET)
@@ -159,13 +159,13 @@ def test_budget_end_to_end_through_the_api_on_graph_tasks(tmp_path):
 
 
 def _keys(task, params, model="GCN"):
-    return plan_cell(task, model, params, echo=lambda m: None).keys
+    return plan_cell(task, model, params).keys
 
 
 def test_the_budget_and_the_split_are_part_of_result_identity(workdir):
     base = make_params(tasks=["karate", "random_tsp"], seeds=[0])
     for task in ("karate", "random_tsp"):
-        fetch_task(task, base, "data", echo=lambda m: None)
+        fetch_task(task, base, "data")
     variants = {
         "plain": base,
         "budget_a": make_params(tasks=["karate", "random_tsp"], seeds=[0], train={"param_budget": 5000}),

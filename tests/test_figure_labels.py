@@ -210,7 +210,7 @@ def test_stage_marks_the_candidate_and_keeps_references_in_data(candidate_report
 
     monkeypatch.setattr(stage, "save_figure", keep)
     params = make_params(tasks=["karate", "mutag", "cora"], models=["GCN", "GAT"], seeds=SEEDS)
-    write_outputs(candidate_report, params, REF, echo=lambda *_: None, out_dir=tmp_path)
+    write_outputs(candidate_report, params, REF, out_dir=tmp_path)
     assert _gid(saved["critical_difference"], "candidate-note")
     assert saved["forest"].axes[0].get_title(loc="right") == "candidate: EdgeFreeMLP"
     assert "EdgeFreeMLP (candidate)" in [t.get_text() for t in saved["dashboard"].legends[0].get_texts()]

@@ -154,7 +154,7 @@ CHECK = """
         try:
             status = repo.status()
             changed = sorted(s for s in status if s.startswith(("train@", "candidate@")))
-            uncached = sum(len(plan_cell(t, m, params, role=r, model_args=a, echo=lambda _m: None).jobs)
+            uncached = sum(len(plan_cell(t, m, params, role=r, model_args=a).jobs)
                            for t, m, r, a in cells)
         finally:
             f.write_bytes(original)

@@ -24,7 +24,7 @@ LAYERS = {
     "synthetic": 2, "models": 2,
     "catalog": 3, "training": 3,
     "run": 4, "report": 4, "readers": 4,
-    "config": 5, "study": 5, "quick": 5,
+    "config": 5, "study": 5, "quick": 5, "console": 5,
     "api": 6, "cli": 6,
     "__init__": 7,
 }
@@ -159,8 +159,8 @@ SAME_CONCEPT = {
     "protocol.py": "the protocol: its switches (netzbench/) and REPORT.md's protocol section",
     "ranks.py": "ranks across tasks: the statistics (stats/) and their figures",
     "dgi.py": "Deep Graph Infomax: the model (models/) and its training (training/)",
-    "networks.py": "Netzschleuder-style networks: the catalogue entries and their reader",
-    "pyg_misc.py": "the miscellaneous PyG datasets: the catalogue entries and their reader",
+    "networks.py": "Netzschleuder-style networks: the catalogue entries and their processor",
+    "pyg_misc.py": "the miscellaneous PyG datasets: the catalogue entries and their processors",
 }
 
 

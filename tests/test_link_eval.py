@@ -389,7 +389,7 @@ def test_strict_keeps_every_offline_link_task_and_declared_ones_clean(tmp_path, 
         links = sorted(t for t, task in TASKS.items() if task.family == "link_pred")
         clean, relational = [], 0
         for tid in links:
-            meta = fetch_task(tid, params, tmp_path / "data", echo=lambda m: None)
+            meta = fetch_task(tid, params, tmp_path / "data")
             if meta.get("status") != "ok":
                 continue
             rec = _strict_run(tmp_path / "data" / tid, meta)
@@ -419,7 +419,7 @@ def test_paper_protocol_records_where_held_out_edges_reach_training(tmp_path, mi
     want = {"internet_as": ["structural_features"], "euroroad": [],
             "wordnet18rr": ["message_passing", "train_negatives", "structural_features"]}
     for tid, leak in want.items():
-        meta = fetch_task(tid, params, tmp_path, echo=lambda m: None)
+        meta = fetch_task(tid, params, tmp_path)
         rel = meta["split"] == "relational_canonical"
         rec = fit_seed(resolve_model("MLP"), "link_pred", meta["split"], task_arrays(tmp_path / tid, 0), 0,
                        dict(hidden_channels=8, lr=0.01, weight_decay=0.0, epochs=1),
@@ -474,7 +474,7 @@ REPRO = textwrap.dedent("""
     data, out = sys.argv[1], {}
     params = validate(merge(DEFAULTS, {"tasks": ["euroroad"], "models": ["GCN"], "seeds": [0], "protocol": "paper"}))
     for task, model, epochs in json.loads(sys.argv[2]):
-        meta = fetch_task(task, params, data, echo=lambda m: None)
+        meta = fetch_task(task, params, data)
         rel = meta["split"] == "relational_canonical"
         hp = dict(hidden_channels=64, lr=0.01, weight_decay=0.0, epochs=epochs)
         run = fit_seed(resolve_model(model), "link_pred", meta["split"], task_arrays(f"{data}/{task}", 0), 0, hp,

@@ -18,6 +18,8 @@ from helpers import make_params, write_package
 from netzbench.catalog import custom
 from netzbench.catalog.data import fetch_task
 from netzbench.catalog.table import DATASETS, TASKS, Dataset, RawFile, Source, TaskSpec, add_dataset, add_task
+from netzbench.catalog.loaders import tudataset
+from netzbench.catalog.readers import networks, pyg_datasets
 from netzbench.graphs.layout import load_arrays
 
 #: the names every meta.json of a family has (a knowledge graph: "relational")
@@ -56,7 +58,7 @@ def registry():
     """Register throwaway catalogue datasets (one task each); removed afterwards."""
     added = []
 
-    def register(tid: str, family: str, processor: str, fmt: str, files: list[str], category: str):
+    def register(tid: str, family: str, processor, fmt: str, files: list[str], category: str):
         add_dataset(Dataset(id=tid, name=tid, category=category, families=(family,), description="fixture",
                             license="test", citation="", processor=processor, in_paper=False,
                             sources=(Source("files", "https://example.invalid/{file}", fmt,
@@ -73,7 +75,7 @@ def registry():
 
 
 def _fetch(tid: str, tmp_path: Path) -> tuple[dict, dict]:
-    meta = fetch_task(tid, make_params(), tmp_path / "data", echo=lambda *_: None)
+    meta = fetch_task(tid, make_params(), tmp_path / "data")
     assert meta["status"] == "ok", meta
     return meta, load_arrays(tmp_path / "data" / tid / "graph.npz")
 
@@ -120,8 +122,7 @@ def test_a_catalogue_network_records_counts_dropped_and_raw_hashes(tmp_path, mon
     mirror.mkdir(parents=True)
     records, declared = _write_gml(mirror / "fixture.gml")
     monkeypatch.setenv("NETZBENCH_MIRROR", str(tmp_path / "mirror"))
-    registry("mc_net", "link_pred", "netzbench.catalog.readers.networks:link_pred", "gml", ["fixture.gml"],
-             "infrastructure")
+    registry("mc_net", "link_pred", networks.link_pred, "gml", ["fixture.gml"], "infrastructure")
     meta, arrays = _fetch("mc_net", tmp_path)
     want = _simple(records)
     _common(meta, "link_pred")
@@ -188,7 +189,7 @@ def _check_collection(meta: dict, arrays: dict, written: dict) -> None:
 def test_a_catalogue_tu_collection_without_node_labels_fetches_with_its_counts(tmp_path, monkeypatch, registry):
     written = _write_tu(tmp_path / "mirror" / "mc_tu")
     monkeypatch.setenv("NETZBENCH_MIRROR", str(tmp_path / "mirror"))
-    registry("mc_tu", "graph_cls", "netzbench.catalog.loaders:tudataset", "tu", written["files"], "biology")
+    registry("mc_tu", "graph_cls", tudataset, "tu", written["files"], "biology")
     meta, arrays = _fetch("mc_tu", tmp_path)
     _check_collection(meta, arrays, written)
     assert meta["raw_sha256"] == {f: _sha(tmp_path / "mirror" / "mc_tu" / f) for f in written["files"]}
@@ -226,8 +227,7 @@ def test_a_catalogue_knowledge_graph_records_triples_per_split(tmp_path, monkeyp
     written = _write_fb15k(folder)
     files = ["entities.dict", "relations.dict", "train.txt", "valid.txt", "test.txt"]
     monkeypatch.setenv("NETZBENCH_MIRROR", str(tmp_path / "mirror"))
-    registry("mc_kg", "link_pred", "netzbench.catalog.readers.pyg_datasets:fb15k_237", "fb15k-237-dict", files,
-             "knowledge")
+    registry("mc_kg", "link_pred", pyg_datasets.fb15k_237, "fb15k-237-dict", files, "knowledge")
     meta, _ = _fetch("mc_kg", tmp_path)
     _common(meta, "relational")
     counts = meta["counts"]

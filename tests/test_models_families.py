@@ -19,7 +19,7 @@ from helpers import make_params
 def _run(task, model, tmp_path, epochs, seed=0, lr=None, protocol=None):
     from netzbench.catalog.table import get_task
 
-    fetch_task(task, make_params(), tmp_path / "data", echo=lambda m: None)
+    fetch_task(task, make_params(), tmp_path / "data")
     spec = get_task(task)
     arrays = task_arrays(tmp_path / "data" / task, seed)
     family_lr = {"node_cls": 0.01, "graph_cls": 0.001, "graph_reg": 0.001, "link_pred": 0.01}[spec.family]

@@ -145,7 +145,7 @@ def test_fetch_itself_never_replaces_a_folder_outside_data_root(project, monkeyp
 
     monkeypatch.setitem(table.TASKS, tid, dataclasses.replace(table.TASKS["karate"], id=tid))
     with pytest.raises(UnsafePath, match=f"{tid!r} is not a plain name inside"):
-        fetch_task(tid, make_params(), project / "data", echo=lambda _m: None)
+        fetch_task(tid, make_params(), project / "data")
     assert _untouched(project)
 
 

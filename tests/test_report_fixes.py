@@ -92,7 +92,7 @@ def built(tmp_path_factory):
                                  split, extra))
     params = make_params(tasks=list(DESIGN), models=MODELS, seeds=list(range(S)), protocol="paper",
                          train={"epochs": {t: 1 for t in DESIGN}})
-    metrics = run_report_stage(params, echo=lambda _m: None, root=root)
+    metrics = run_report_stage(params, root=root)
     return root, metrics, (root / "reports/REPORT.md").read_text(encoding="utf-8")
 
 
@@ -221,7 +221,7 @@ def test_report_refuses_best_val_where_validation_is_the_test_set(tmp_path):
     params = make_params(tasks=["mutag"], models=["GCN", "GIN"], seeds=list(range(S)),
                          report={"epoch_selection": "best_val"}, train={"epochs": {"mutag": 3}})
     with pytest.raises(ValueError, match="mutag"):
-        run_report_stage(params, echo=lambda _m: None, root=tmp_path)
+        run_report_stage(params, root=tmp_path)
     assert not (tmp_path / "reports/REPORT.md").exists()
     again = BenchmarkReport.from_dict(json.loads(report.subset().to_json()) | {"options": {}})
     again.epoch_selection = "best_val"  # the fact is in the cell facts: a re-analysis refuses too
@@ -342,7 +342,7 @@ def test_paper_criteria_in_report_json_and_section_11(tmp_path):
         write_record(tmp_path / "metrics/runs/mutag" / f"{model}.json",
                      _record("mutag", "graph_cls", "test_acc", model, values))
     metrics = run_report_stage(make_params(tasks=["mutag"], models=["GCN", "GIN"], seeds=list(range(S)),
-                                           train={"epochs": {"mutag": 1}}), echo=lambda _m: None, root=tmp_path)
+                                           train={"epochs": {"mutag": 1}}), root=tmp_path)
     pc = metrics["paper_comparison"]
     assert {k: pc[k] for k in ("compared", "overlapping", "inside", "z", "strict")} == {
         "compared": 2, "overlapping": 1, "inside": 1, "z": 1, "strict": 1}

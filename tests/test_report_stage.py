@@ -11,7 +11,7 @@ from netzbench.report import BenchmarkReport
 from netzbench.report.stage import run_report_stage
 from netzbench.records import write_record
 
-from helpers import make_params
+from helpers import logged, make_params
 
 PNG = b"\x89PNG\r\n\x1a\n"
 TASKS = [("cora", "node_cls", "test_acc", "higher"), ("random_tsp", "link_pred", "test_auc", "higher"),
@@ -85,8 +85,8 @@ def _csv(path):
 
 
 def test_stage_writes_every_file_with_sane_content(workdir):
-    said = []
-    metrics = run_report_stage(_params(), echo=said.append, root=workdir)
+    with logged() as said:
+        metrics = run_report_stage(_params(), root=workdir)
     for rel in OUTPUTS:
         assert (workdir / rel).is_file() and (workdir / rel).stat().st_size > 0, rel
     for rel in OUTPUTS:
@@ -174,7 +174,7 @@ def test_stage_writes_every_file_with_sane_content(workdir):
 def test_stage_params_drive_the_options(workdir):
     run_report_stage(_params(ci_method="bootstrap", bootstrap_n=500, pairwise_method="wilcoxon",
                              epoch_selection="best_val", aggregation="reliability", equivalence_margin=0.05,
-                             alpha=0.1, ci=0.9, posthoc="wilcoxon_holm"), echo=lambda *_: None, root=workdir)
+                             alpha=0.1, ci=0.9, posthoc="wilcoxon_holm"), root=workdir)
     report = json.loads((workdir / "metrics/report.json").read_text())
     assert report["options"]["posthoc_method"] == "wilcoxon_holm"
     assert report["posthoc"]["cliques_from"] == "wilcoxon_holm"
@@ -202,7 +202,7 @@ def test_stage_survives_when_nothing_can_be_ranked(tmp_path):
                          _record(task, family, metric, direction, model, seeds))
     params = make_params(tasks=["cora", "random_tsp"], models=["GCN", "GAT"], seeds=list(range(S)),
                          train={"epochs": {"cora": EPOCHS, "random_tsp": EPOCHS}})
-    metrics = run_report_stage(params, echo=lambda *_: None, root=tmp_path)
+    metrics = run_report_stage(params, root=tmp_path)
     assert metrics["n_tasks"] == 0 and metrics["friedman"]["chi2"] is None and metrics["cd"] is None
     assert set(metrics["unavailable_tasks"]) == {"cora", "random_tsp"}
     for rel in OUTPUTS:
@@ -216,8 +216,8 @@ def test_stage_tells_failed_tasks_apart_from_unavailable_data(workdir):
         seeds = {str(s): {"status": "failed", "error": "RuntimeError: out of memory"} for s in range(S)}
         write_record(workdir / "metrics/runs/mutag" / f"{model}.json",
                      _record("mutag", "graph_cls", "test_acc", "higher", model, seeds))
-    said = []
-    metrics = run_report_stage(_params(), echo=said.append, root=workdir)
+    with logged() as said:
+        metrics = run_report_stage(_params(), root=workdir)
     assert list(metrics["unavailable_tasks"]) == ["board_directors"]
     assert set(metrics["tasks_without_results"]) == {"board_directors", "mutag"} and metrics["n_tasks"] == 3
     md = (workdir / "reports/REPORT.md").read_text()

@@ -107,7 +107,7 @@ def test_report_stage_uses_reference_and_study(tmp_path):
                          "strict": {"GCN": gcn, "GIN": [0.9, 0.9, 0.9, 0.9]}}}}}))
     params = make_params(tasks=["mutag"], models=["GCN", "GIN"], seeds=SEEDS, protocol="paper",
                          train={"epochs": {"mutag": 1}})
-    metrics = run_report_stage(params, echo=lambda m: None, root=tmp_path)
+    metrics = run_report_stage(params, root=tmp_path)
     counts = {k: v for k, v in metrics["paper_comparison"].items() if k != "cells"}
     # GIN overlaps 0.834 ± 0.036, and its mean 0.83 is within 1.96 pooled SEs and covers the paper's mean
     assert counts == {"compared": 2, "overlapping": 1, "inside": 1, "z": 1, "strict": 1}

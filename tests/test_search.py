@@ -7,13 +7,13 @@ from netzbench.params import ParamsError
 from netzbench.run.execute import train_cell
 from netzbench.training.search import candidates, select
 
-from helpers import make_params
+from helpers import logged, make_params
 
 
 @pytest.fixture
 def workdir(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    fetch_task("karate", make_params(), "data", echo=lambda m: None)
+    fetch_task("karate", make_params(), "data")
     return tmp_path
 
 
@@ -23,19 +23,19 @@ def _hist(rec):
 
 def test_empty_space_is_exactly_the_unsearched_protocol(workdir, monkeypatch, tmp_path_factory):
     base = make_params(tasks=["karate"], seeds=[0, 1])
-    plain = train_cell("karate", "GCN", base, "a.json", echo=lambda m: None, progress=False)
+    plain = train_cell("karate", "GCN", base, "a.json", progress=False)
     monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path_factory.mktemp("fresh")))
     empty = make_params(tasks=["karate"], seeds=[0, 1], search={"space": {}, "method": "grid"})
-    searched = train_cell("karate", "GCN", empty, "b.json", echo=lambda m: None, progress=False)
+    searched = train_cell("karate", "GCN", empty, "b.json", progress=False)
     assert _hist(plain) == _hist(searched)
     assert "search" not in searched and all("search" not in e for e in searched["seeds"].values())
 
 
 def test_grid_search_selects_on_validation_and_records_the_trace(workdir):
-    msgs = []
     p = make_params(tasks=["karate"], seeds=[0, 1], train={"epochs": {"karate": 20}},
                     search={"space": {"lr": [0.0001, 0.05], "hidden_channels": [16]}})
-    rec = train_cell("karate", "GCN", p, "s.json", echo=msgs.append, progress=False)
+    with logged() as msgs:
+        rec = train_cell("karate", "GCN", p, "s.json", progress=False)
     assert any("2 candidates per seed: 2x" in m for m in msgs)  # the cost multiplier is announced
     assert rec["search"]["candidates"] == [{"hidden_channels": 16, "lr": 0.0001}, {"hidden_channels": 16, "lr": 0.05}]
     for seed, entry in rec["seeds"].items():
@@ -47,7 +47,7 @@ def test_grid_search_selects_on_validation_and_records_the_trace(workdir):
     chosen = rec["seeds"]["0"]["search"]["selected"]
     plain = make_params(tasks=["karate"], seeds=[0], train={"epochs": {"karate": 20}, "hidden_channels": 16,
                                                             "node_cls": {"lr": chosen["lr"], "weight_decay": 5e-4}})
-    again = train_cell("karate", "GCN", plain, "p.json", echo=lambda m: None, progress=False)
+    again = train_cell("karate", "GCN", plain, "p.json", progress=False)
     assert again["seeds"]["0"]["cached"] and again["seeds"]["0"]["history"] == rec["seeds"]["0"]["history"]
 
 

@@ -23,6 +23,7 @@ import tempfile
 import textwrap
 import time
 import traceback
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -301,7 +302,7 @@ def test_train_works_whatever_is_planted_at_the_runtime_path(workdir, shared_tmp
         assert os.waitpid(as_nobody(planter), 0)[1] == 0
     monkeypatch.setenv("NETZBENCH_WARM_S", "5")
     p = make_params(seeds=[0], train={"epochs": {"random_tsp": 2}}, exec={"workers": 1})
-    rec = train_cell("random_tsp", "GCN", p, "g.json", echo=lambda m: None, progress=False)
+    rec = train_cell("random_tsp", "GCN", p, "g.json", progress=False)
     assert _statuses(rec) == {"0": "ok"}
     err = capsys.readouterr().err
     assert f"no warm worker server ({path}" in err and "starting this stage's own workers" in err
@@ -351,7 +352,7 @@ def test_a_runtime_link_another_user_swaps_never_reaches_their_socket(workdir, s
     toggler = as_nobody(toggle)
     try:
         assert _wait(lambda: (evil / f"{fp}.sock").exists() and link.is_symlink(), 10)
-        rec = train_cell("random_tsp", "GCN", p, "g.json", echo=lambda m: None, progress=False)
+        rec = train_cell("random_tsp", "GCN", p, "g.json", progress=False)
     finally:
         _reap(toggler)
         _reap(server)
@@ -361,7 +362,7 @@ def test_a_runtime_link_another_user_swaps_never_reaches_their_socket(workdir, s
     # and the seeds are what this stage's own workers train
     monkeypatch.setenv("NETZBENCH_WARM_S", "0")
     monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path_factory.mktemp("pool-cache")))
-    pool = train_cell("random_tsp", "GCN", p, "p.json", echo=lambda m: None, progress=False)
+    pool = train_cell("random_tsp", "GCN", p, "p.json", progress=False)
     assert {s: r["history"] for s, r in rec["seeds"].items()} == {s: r["history"] for s, r in pool["seeds"].items()}
 
 
@@ -379,7 +380,7 @@ def test_a_folder_swapped_mid_stage_is_refused_before_the_next_connection(workdi
     try:
         assert _wait(lambda: (evil / f"{fp}.sock").exists(), 10)
         rec = train_cell("random_tsp", "sharedlab.extra:SwapsTheRuntimeFolder", p, "s.json", role="candidate",
-                         echo=lambda m: None, progress=False)
+                         progress=False)
     finally:
         _reap(server)
         if real.is_symlink():  # put our folder back, so that the fixture stops its server
@@ -450,9 +451,9 @@ def test_the_server_runs_nothing_for_a_process_without_its_secret_or_of_another_
     (tmp_path / "sharedevil" / "__init__.py").write_text("")
     (tmp_path / "sharedevil" / "models.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
     p = make_params(seeds=[0], train={"epochs": {"random_tsp": 2}}, exec={"workers": 1})
-    job = plan_cell("random_tsp", "GCN", p, echo=lambda m: None).jobs[0]
-    job["spec"] = {**job["spec"], "model": "sharedevil.models:Payload"}
-    job.update(arithmetic="native", threads=1, sys_path=[str(tmp_path), *job["sys_path"]])
+    job = plan_cell("random_tsp", "GCN", p).jobs[0]
+    job = replace(job, spec={**job.spec, "model": "sharedevil.models:Payload"}, arithmetic="native", threads=1,
+                  sys_path=[str(tmp_path), *job.sys_path]).to_wire()
     sock = warm.ensure_server(30)
 
     pickled = _attack(sock, _pickle_frame(marker), _pickle_frame(marker))  # the same user, a pickle
@@ -486,8 +487,8 @@ def test_a_job_json_cannot_carry_is_left_to_the_pool(workdir, private_runtime):
     p = make_params(seeds=[0], train={"epochs": {"random_tsp": 2}}, exec={"workers": 1})
     from netzbench.run.plan import plan_cell
 
-    job = plan_cell("random_tsp", "GCN", p, echo=lambda m: None).jobs[0]
-    job["model_args_as_tuple"] = (1, 2)  # as a model object or a tuple from the Python API would be
+    job = plan_cell("random_tsp", "GCN", p).jobs[0]
+    job = replace(job, spec={**job.spec, "model_args": {"pair": (1, 2)}})  # as a tuple from the Python API would be
     results = []
     left = warm.run_jobs_warm([job], 1, 5, lambda j, r: results.append(r))
     assert left == [job] and results == []
@@ -501,10 +502,10 @@ def test_a_job_the_pool_cannot_pickle_fails_alone(workdir):
 
     p = make_params(seeds=[0, 1], train={"epochs": {"random_tsp": 2}}, exec={"workers": 2})
     configure(p["exec"]["arithmetic"])
-    jobs = plan_cell("random_tsp", "GCN", p, echo=lambda m: None).jobs
-    jobs[0]["model_spec"] = lambda: None  # as a notebook's inline factory would be
+    jobs = plan_cell("random_tsp", "GCN", p).jobs
+    jobs[0] = replace(jobs[0], model_spec=lambda: None)  # as a notebook's inline factory would be
     results = {}
-    pool.run_jobs(jobs, 2, lambda job, result: results.__setitem__(job["spec"]["seed"], result))
+    pool.run_jobs(jobs, 2, lambda job, result: results.__setitem__(job.spec["seed"], result))
     assert results[0]["status"] == "failed" and "pickle" in results[0]["error"].lower()
     assert results[1]["status"] == "ok"
 
@@ -550,7 +551,7 @@ def test_a_seed_that_swallows_its_alarm_is_killed_and_recorded_as_timed_out(work
     p = make_params(seeds=[0, 1, 2], train={"epochs": {"random_tsp": 2}}, exec={"workers": 2, "timeout_s": 15})
     t0 = time.monotonic()
     rec = train_cell("random_tsp", "sharedlab.extra:SwallowsEverything", p, "t.json", role="candidate",
-                     echo=lambda m: None, progress=False)
+                     progress=False)
     elapsed = time.monotonic() - t0
     assert rec["seeds"]["1"]["status"] == "failed"
     assert rec["seeds"]["1"]["error"] == "timeout: stopped after exec.timeout_s = 15 s"
@@ -566,7 +567,7 @@ def test_except_exception_no_longer_swallows_the_alarm(workdir, private_runtime,
     monkeypatch.setenv("NETZBENCH_WARM_S", warm_s)
     p = make_params(seeds=[1], train={"epochs": {"random_tsp": 2}}, exec={"workers": 1, "timeout_s": 1})
     rec = train_cell("random_tsp", "sharedlab.extra:SwallowsExceptions", p, "e.json", role="candidate",
-                     echo=lambda m: None, progress=False)
+                     progress=False)
     seed = rec["seeds"]["1"]
     assert seed["status"] == "failed" and seed["error"] == "timeout: stopped after exec.timeout_s = 1 s"
     assert "SeedTimeout" in seed["traceback"]  # stopped by its own alarm, inside the process, not killed
@@ -583,7 +584,7 @@ def test_a_limit_that_is_no_number_is_an_error_not_no_limit(value):
     with pytest.raises(ValueError, match="exec.max_rss_gb must be null"):
         worker.apply_limits(None, value)
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)  # no timer was armed on the way
-    assert worker.kill_after({"timeout_s": value}) is None
+    assert worker.kill_after(value) is None
 
 
 def test_a_nan_timeout_that_got_past_params_fails_the_seed(workdir):
@@ -591,9 +592,9 @@ def test_a_nan_timeout_that_got_past_params_fails_the_seed(workdir):
     from netzbench.run.plan import plan_cell
 
     p = make_params(seeds=[0], train={"epochs": {"random_tsp": 2}}, exec={"workers": 1})
-    plan = plan_cell("random_tsp", "GCN", p, echo=lambda m: None)
-    plan.jobs[0]["timeout_s"] = math.nan
-    run_plans([plan], p, echo=lambda m: None, progress=False)
+    plan = plan_cell("random_tsp", "GCN", p)
+    plan.jobs[0] = replace(plan.jobs[0], timeout_s=math.nan)
+    run_plans([plan], p, progress=False)
     result = plan.results[0, 0]
     assert result["status"] == "failed" and "exec.timeout_s must be null (no limit) or a finite number" in result["error"]
 
@@ -629,7 +630,7 @@ def test_warm_children_leave_nothing_in_the_temporary_folder(workdir, private_ru
     monkeypatch.setenv("TMPDIR", str(tmp))  # the server's (and so its children's) temporary folder
     monkeypatch.setenv("NETZBENCH_WARM_S", "5")
     p = make_params(seeds=[0, 1], train={"epochs": {"random_tsp": 2}}, exec={"workers": 2})
-    rec = train_cell("random_tsp", "GCN", p, "g.json", echo=lambda m: None, progress=False)
+    rec = train_cell("random_tsp", "GCN", p, "g.json", progress=False)
     assert _statuses(rec) == {"0": "ok", "1": "ok"} and warm.servers()
     assert _left_in(tmp) == []
     mine = f"{runtime.SCRATCH_PREFIX}{os.getpid()}-"

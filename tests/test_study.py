@@ -7,7 +7,7 @@ from click.testing import CliRunner
 from netzbench.catalog.data import fetch_task
 from netzbench.study import run_study, task_switches, variants
 
-from helpers import make_params
+from helpers import logged, make_params
 
 
 def trained(said: list[str]) -> int:
@@ -26,9 +26,9 @@ def test_study_trains_each_variant_once_and_writes_the_strict_report(tmp_path, m
     params = make_params(tasks=["karate", "random_tsp"], models=["GCN", "GIN"], seeds=[0, 1], protocol="paper",
                          train={"epochs": {"karate": 2, "random_tsp": 2}})
     for task in params["tasks"]:
-        fetch_task(task, params, "data", echo=lambda m: None)
-    said = []
-    study = run_study(params, echo=said.append, progress=False)
+        fetch_task(task, params, "data")
+    with logged() as said:
+        study = run_study(params, progress=False)
     tsp = study["tasks"]["random_tsp"]
     assert tsp["switches"] == ["link_split", "link_negatives", "link_eval_negatives", "link_metric",
                                "synthetic_graphs"]  # random_tsp has coordinates
@@ -50,14 +50,14 @@ def test_study_trains_each_variant_once_and_writes_the_strict_report(tmp_path, m
     assert "- **Protocol**: `strict`" in md and "](plots/dashboard.png)" in md and "../plots" not in md
     for rel in ("benchmark.json", "summary.csv", "report.json", "plots/critical_difference.png"):
         assert (tmp_path / "reports/strict" / rel).is_file(), rel
-    again = []
-    run_study(params, echo=again.append, progress=False)
+    with logged() as again:
+        run_study(params, progress=False)
     assert "0 seed run(s) not cached" in again[0]
 
 
 def test_switches_per_task(tmp_path):
     params = make_params(tasks=["karate"], protocol="paper")
-    meta = fetch_task("karate", params, tmp_path, echo=lambda m: None)
+    meta = fetch_task("karate", params, tmp_path)
     assert task_switches("karate", meta) == []
     featureless = {"family": "link_pred", "split": "random_edge_80_10_10", "counts": {"num_nodes": 5}}
     assert task_switches("euroroad", featureless) == ["link_split", "link_negatives", "link_eval_negatives",
@@ -84,8 +84,8 @@ def test_single_switch_variants_on_fewer_seeds_are_compared_on_those_seeds(tmp_p
     monkeypatch.chdir(tmp_path)
     params = make_params(tasks=["random_tsp"], models=["GCN"], seeds=[0, 1, 2], protocol="paper",
                          train={"epochs": {"random_tsp": 2}})
-    fetch_task("random_tsp", params, "data", echo=lambda m: None)
-    study = run_study(params, echo=lambda m: None, progress=False, variant_seeds=2)
+    fetch_task("random_tsp", params, "data")
+    study = run_study(params, progress=False, variant_seeds=2)
     assert study["seeds"] == [0, 1, 2] and study["variant_seeds"] == [0, 1]
     tsp = study["tasks"]["random_tsp"]["variants"]
     assert len(tsp["paper"]["GCN"]) == 3 and len(tsp["strict"]["GCN"]) == 3
@@ -117,7 +117,7 @@ def test_a_stopped_study_continues_where_it_stopped(tmp_path, monkeypatch):
     params = make_params(tasks=["karate", "random_tsp"], models=["GCN"], seeds=[0, 1], protocol="paper",
                          train={"epochs": {"karate": 2, "random_tsp": 2}})
     for task in params["tasks"]:
-        fetch_task(task, params, "data", echo=lambda m: None)
+        fetch_task(task, params, "data")
     real, calls = study_mod.run_plans, []
 
     def stop_at_third(plans, *a, **k):
@@ -128,7 +128,7 @@ def test_a_stopped_study_continues_where_it_stopped(tmp_path, monkeypatch):
 
     monkeypatch.setattr(study_mod, "run_plans", stop_at_third)
     try:
-        run_study(params, echo=lambda m: None, progress=False, tasks=["random_tsp"])
+        run_study(params, progress=False, tasks=["random_tsp"])
     except KeyboardInterrupt:
         pass
     assert calls == ["random_tsp paper", "random_tsp strict", "random_tsp link_split=10_10"]
@@ -144,8 +144,8 @@ def test_a_stopped_study_continues_where_it_stopped(tmp_path, monkeypatch):
 
     monkeypatch.setattr(study_mod, "run_plans", real)
     shutil.rmtree(cache_root())  # what is in the study is never trained again
-    said = []
-    done = run_study(params, echo=said.append, progress=False)
+    with logged() as said:
+        done = run_study(params, progress=False)
     assert done["complete"] and done["remaining"] == {} and done["pending"] == {}
     assert set(done["tasks"]) == {"karate", "random_tsp"}
     assert done["tasks"]["random_tsp"]["variants"]["strict"] == first["pending"]["random_tsp"]["variants"]["strict"]
@@ -156,16 +156,16 @@ def test_a_stopped_study_continues_where_it_stopped(tmp_path, monkeypatch):
     assert strict["histories"]["random_tsp"] == tsp_strict and strict["histories"]["karate"]["GCN"][0] is not None
     assert "not complete" not in (tmp_path / "reports/strict/REPORT.md").read_text()
 
-    again = []
-    run_study(params, echo=again.append, progress=False)
+    with logged() as again:
+        run_study(params, progress=False)
     assert "0 seed run(s) not cached" in again[0] and trained(again) == 0
     shutil.rmtree(tmp_path / "data" / "karate")  # a fresh checkout: a finished task need not be fetched again
-    kept = run_study(params, echo=lambda m: None, progress=False, tasks=["random_tsp"])
+    kept = run_study(params, progress=False, tasks=["random_tsp"])
     assert kept["complete"] and kept["remaining"] == {} and set(kept["tasks"]) == {"karate", "random_tsp"}
     other = make_params(tasks=["karate", "random_tsp"], models=["GCN"], seeds=[0, 1, 2], protocol="paper",
                         train={"epochs": {"karate": 2, "random_tsp": 2}})
-    fresh = []
-    run_study(other, echo=fresh.append, progress=False, tasks=["karate"])
+    with logged() as fresh:
+        run_study(other, progress=False, tasks=["karate"])
     assert any("written for another seeds" in m for m in fresh)
 
 
@@ -208,8 +208,8 @@ def test_a_strict_report_the_study_did_not_write_is_not_kept(tmp_path, monkeypat
     monkeypatch.chdir(tmp_path)
     params = make_params(tasks=["karate"], models=["GCN"], seeds=[0, 1], protocol="paper",
                          train={"epochs": {"karate": 2}})
-    fetch_task("karate", params, "data", echo=lambda m: None)
-    run_study(params, echo=lambda m: None, progress=False)
+    fetch_task("karate", params, "data")
+    run_study(params, progress=False)
     path = tmp_path / "reports/strict/benchmark.json"
     form = json.loads(path.read_text())
     assert form["config"]["code"]  # written with the study's result code
@@ -217,5 +217,5 @@ def test_a_strict_report_the_study_did_not_write_is_not_kept(tmp_path, monkeypat
     form["config"]["code"] = "another"
     form["histories"]["karate"]["GCN"][0]["test_acc"] = [0.123] * len(fresh)  # what another code had trained
     path.write_text(json.dumps(form))
-    run_study(params, echo=lambda m: None, progress=False)
+    run_study(params, progress=False)
     assert json.loads(path.read_text())["histories"]["karate"]["GCN"][0]["test_acc"] == fresh

@@ -75,11 +75,11 @@ def _histories(record: dict) -> dict:
 
 def test_warm_children_train_what_the_pool_trains(workdir, warm_on, tmp_path_factory, monkeypatch):
     p = make_params(seeds=[0, 1, 2], train={"epochs": {"random_tsp": 6}}, exec={"workers": 2})
-    warm_rec = train_cell("random_tsp", "GCN", p, "w.json", echo=lambda m: None, progress=False)
+    warm_rec = train_cell("random_tsp", "GCN", p, "w.json", progress=False)
     assert warm.servers(), "the cell did not start a warm server"
     monkeypatch.setenv("NETZBENCH_WARM_S", "0")
     monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path_factory.mktemp("pool-cache")))  # train again
-    pool_rec = train_cell("random_tsp", "GCN", p, "p.json", echo=lambda m: None, progress=False)
+    pool_rec = train_cell("random_tsp", "GCN", p, "p.json", progress=False)
     assert not any(r.get("cached") for r in pool_rec["seeds"].values())
     assert all(r["status"] == "ok" for r in warm_rec["seeds"].values())
     assert _histories(warm_rec) == _histories(pool_rec)
@@ -87,13 +87,13 @@ def test_warm_children_train_what_the_pool_trains(workdir, warm_on, tmp_path_fac
 
 def test_the_next_stage_reuses_the_server_and_another_environment_gets_its_own(workdir, warm_on, monkeypatch):
     p = make_params(seeds=[0], train={"epochs": {"random_tsp": 2}}, exec={"workers": 1})
-    train_cell("random_tsp", "GCN", p, "a.json", echo=lambda m: None, progress=False)
+    train_cell("random_tsp", "GCN", p, "a.json", progress=False)
     fp = warm.fingerprint()
     first = dict(warm.servers())[fp]
-    train_cell("random_tsp", "GIN", p, "b.json", echo=lambda m: None, progress=False)
+    train_cell("random_tsp", "GIN", p, "b.json", progress=False)
     assert dict(warm.servers())[fp] == first  # the same server forked GIN's seed
     monkeypatch.setenv("NETZBENCH_SOME_SETTING", "another value")  # a worker would see another environment
-    train_cell("random_tsp", "GraphSAGE", p, "c.json", echo=lambda m: None, progress=False)
+    train_cell("random_tsp", "GraphSAGE", p, "c.json", progress=False)
     other = warm.fingerprint()
     assert other != fp and dict(warm.servers())[other] != first
 
@@ -111,12 +111,12 @@ def test_a_child_whose_client_is_gone_stops(workdir, warm_on):
     from netzbench.run.plan import plan_cell
 
     p = make_params(seeds=[0], train={"epochs": {"random_tsp": 500}}, exec={"workers": 1})
-    plan = plan_cell("random_tsp", "warmlab.models:SlowEpochs", p, role="candidate", echo=lambda m: None)
+    plan = plan_cell("random_tsp", "warmlab.models:SlowEpochs", p, role="candidate")
     job = plan.jobs[0]
     configure_arithmetic(p["exec"]["arithmetic"])  # as run_plans does before it asks for a server
     conn, child, _ = warm._open(warm.ensure_server(5))  # connected, secret sent, "started" received
     socket.send_fds(conn, [b"f"], [1, 2])
-    wire.send(conn, job)
+    wire.send(conn, job.to_wire())
     assert [wire.recv(conn)[0] for _ in range(2)] == ["limits", "epoch"]
     conn.close()
     assert _wait(lambda: not _alive(child)), "the child trained on without a client"
@@ -125,7 +125,7 @@ def test_a_child_whose_client_is_gone_stops(workdir, warm_on):
 def test_progress_arrives_from_warm_children(workdir, warm_on, capsys):
     p = make_params(seeds=[0, 1], train={"epochs": {"random_tsp": 3}}, exec={"workers": 2})
     rec = train_cell("random_tsp", "warmlab.models:SlowEpochs", p, "s.json", role="candidate",
-                     echo=lambda m: None, progress=True)
+                     progress=True)
     assert {r["status"] for r in rec["seeds"].values()} == {"ok"}
     assert "6/6" in capsys.readouterr().err
 
@@ -133,7 +133,7 @@ def test_progress_arrives_from_warm_children(workdir, warm_on, capsys):
 def test_what_a_seed_prints_reaches_the_stage(workdir, warm_on, capfd):
     p = make_params(seeds=[0], train={"epochs": {"random_tsp": 2}}, exec={"workers": 1})
     rec = train_cell("random_tsp", "warmlab.models:Chatty", p, "h.json", role="candidate",
-                     echo=lambda m: None, progress=False)
+                     progress=False)
     assert rec["seeds"]["0"]["status"] == "ok"
     assert "a word from the model" in capfd.readouterr().err
 
@@ -141,12 +141,12 @@ def test_what_a_seed_prints_reaches_the_stage(workdir, warm_on, capfd):
 def test_a_dying_child_is_retried_then_recorded_and_a_timeout_applies(workdir, warm_on):
     p = make_params(seeds=[0, 1, 2], train={"epochs": {"random_tsp": 3}}, exec={"workers": 2})
     rec = train_cell("random_tsp", "warmlab.models:CrashOnSeedOne", p, "c.json", role="candidate",
-                     echo=lambda m: None, progress=False)
+                     progress=False)
     assert rec["seeds"]["1"]["status"] == "failed" and "died 3 time(s)" in rec["seeds"]["1"]["error"]
     assert rec["seeds"]["0"]["status"] == rec["seeds"]["2"]["status"] == "ok"
     p = make_params(seeds=[0], train={"epochs": {"random_tsp": 500}}, exec={"workers": 1, "timeout_s": 2})
     rec = train_cell("random_tsp", "warmlab.models:SlowEpochs", p, "t.json", role="candidate",
-                     echo=lambda m: None, progress=False)
+                     progress=False)
     assert rec["seeds"]["0"]["status"] == "failed" and "timeout" in rec["seeds"]["0"]["error"]
 
 
@@ -156,7 +156,7 @@ def test_without_a_server_the_stage_starts_its_own_workers(workdir, warm_on, mon
 
     monkeypatch.setattr(warm, "runtime_dir", refuse)
     p = make_params(seeds=[0], train={"epochs": {"random_tsp": 2}}, exec={"workers": 1})
-    rec = train_cell("random_tsp", "GCN", p, "f.json", echo=lambda m: None, progress=False)
+    rec = train_cell("random_tsp", "GCN", p, "f.json", progress=False)
     assert rec["seeds"]["0"]["status"] == "ok"
     assert "no warm worker server (no private directory here)" in capsys.readouterr().err
 

@@ -5,9 +5,14 @@ cheap things (an incompatible cell, a bad ``params.yaml``) without paying for
 ``import torch``.
 """
 
+import logging
+
 from .families import TASK_TYPES
 
 __version__ = "0.1.0"
+
+# a library prints nothing unless its program asks (netzbench.console: the command line, run_benchmark)
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 _LAZY = {
     "run_benchmark": "api", "Task": "api", "task_from_dataset": "api", "register_task": "api",

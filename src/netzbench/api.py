@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from .catalog.table import CATEGORIES, DATASETS, TASKS
+from .console import console
 from .families import TASK_TYPES
 
 DEFAULT_MODELS = ("GCN", "GAT", "GIN", "GraphSAGE", "GraphTransformer")
@@ -209,6 +210,7 @@ def _validated(params: dict) -> dict:
         raise ParamsError(f"run_benchmark{f' argument `{arg}`' if arg else ''}: {msg}") from None
 
 
+@console(unless_configured=True)  # prints what the command line prints, on stderr, unless logging is configured
 def run_benchmark(category: str | None = None, models: dict | None = None, seeds: Iterable[int] = range(10),
                   tasks: Iterable[Task | str] | None = None, task_type: str | None = None,
                   only: Iterable[str] | None = None, epochs: int | dict[str, int] | None = None,
@@ -231,6 +233,11 @@ def run_benchmark(category: str | None = None, models: dict | None = None, seeds
     no cell; a failing seed is recorded as failed and the run goes on.
     Finished seeds of models named by reference come from (and go to) the
     per-seed cache.
+
+    What it says (a fetched task's notes and warnings) is logged under the
+    ``netzbench`` logger and, while it runs, printed on stderr as the command
+    line prints it, unless the program has configured logging (a handler on
+    the root or ``netzbench`` logger): then its handlers decide.
     """
     from .params import DEFAULTS, merge
     from .report import BenchmarkReport
@@ -279,15 +286,15 @@ def run_benchmark(category: str | None = None, models: dict | None = None, seeds
         task_dir = _task_dir(task, seeds, data_root, params)
         for name, (ref, spec) in resolved.items():
             plan = plan_cell(task.name, ref or name, params, model_args={}, task_dir=task_dir, model_spec=spec,
-                             echo=lambda _msg: None)
+                             quiet=True)
             if plan.outcome == "incompatible":
                 continue  # an unsupported pair produces no cell
             plan.record["model"] = name
             plans.append(plan)
-    run_plans(plans, params, echo=lambda _msg: None, progress=progress, desc="run_benchmark")
+    run_plans(plans, params, quiet=True, progress=progress, desc="run_benchmark")
     records: dict[str, dict[str, dict]] = {t.name: {} for t in task_list}
     for plan in plans:
-        record = plan.finish()
+        record = plan.finish().to_dict()
         records[record["task"]][record["model"]] = record
     categories = {t.name: t.category for t in task_list}
     config = {"tasks": [t.name for t in task_list], "models": list(resolved), "hidden_channels": hidden_channels,

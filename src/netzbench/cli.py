@@ -8,12 +8,16 @@ before anything is trained.
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from pathlib import Path
 
 import click
 
+from .console import console
 from .errors import ParamsError, RecordError
+
+log = logging.getLogger(__name__)
 
 
 class UserError(click.ClickException):
@@ -87,14 +91,11 @@ def _check_device(params: dict) -> None:
             raise UserError("exec.device is 'cuda' but no CUDA device is available here; use 'auto' or 'cpu'")
 
 
-def _echo(msg: str) -> None:
-    click.echo(msg, err=True)
-
-
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="netzbench")
 def main() -> None:
     """netzbench: statistically honest GNN benchmarking (GraphNetz protocol) as a DVC pipeline."""
+    click.get_current_context().with_resource(console())  # every command's messages, on stderr, bare
 
 
 @main.command()
@@ -119,10 +120,10 @@ def fetch(tasks: tuple[str, ...], all_tasks: bool, params_path: str, data_root: 
         _check_task(params, task)
     for task in tasks or params["tasks"]:
         try:
-            meta = fetch_task(task, params, data_root, echo=_echo)
+            meta = fetch_task(task, params, data_root)
         except (DatasetUnavailable, ChecksumMismatch, UnsafeArchive, FileNotFoundError, DatasetError) as exc:
             raise UserError(str(exc)) from None
-        _echo(f"{task}: {fetch_summary(meta)}")
+        log.info(f"{task}: {fetch_summary(meta)}")
 
 
 @main.command()
@@ -138,7 +139,7 @@ def card(task: str, data_root: str, as_json: bool) -> None:
         found = read_card(child(data_root, task))
     except FileNotFoundError as exc:
         raise UserError(str(exc)) from None
-    _echo(json.dumps(found, indent=2) if as_json else card_text(found))
+    click.echo(json.dumps(found, indent=2) if as_json else card_text(found), err=True)
 
 
 @main.command()
@@ -158,10 +159,10 @@ def train(task: str, model: str, params_path: str, out: str | None, data_root: s
     _check_device(params)
     out = out or child(child("metrics/runs", task), f"{model}.json")  # checked names; never outside metrics/runs
     try:
-        record = train_cell(task, model, params, out, data_root=data_root, echo=_echo)
+        record = train_cell(task, model, params, out, data_root=data_root)
     except RecordError as exc:  # the record could not be written (a full disk): names it
         raise UserError(str(exc)) from None
-    _echo(f"{task}/{model}: {record['status']} -> {out}")
+    log.info(f"{task}/{model}: {record['status']} -> {out}")
 
 
 @main.command()
@@ -185,20 +186,19 @@ def candidate(task: str, params_path: str, data_root: str) -> None:
     model, model_args = params["model"], params["model_args"] or {}
     if model is None:
         write_record(out, {"status": "no_candidate", "task": task})
-        _echo(f"{task}: no candidate model configured (params `model` is null)")
+        log.info(f"{task}: no candidate model configured (params `model` is null)")
         return
     if model in params["models"] and not model_args:
         write_record(out, {"status": "in_roster", "task": task, "model": model})
-        _echo(f"{task}: candidate {model} is in the roster; the report uses its roster cell")
+        log.info(f"{task}: candidate {model} is in the roster; the report uses its roster cell")
         return
     _check_model(model, model_args)
     _check_device(params)
     try:
-        record = train_cell(task, model, params, out, role="candidate", model_args=model_args,
-                            data_root=data_root, echo=_echo)
+        record = train_cell(task, model, params, out, role="candidate", model_args=model_args, data_root=data_root)
     except RecordError as exc:  # the record could not be written (a full disk): names it
         raise UserError(str(exc)) from None
-    _echo(f"{task}/candidate {record['model']}: {record['status']} -> {out}")
+    log.info(f"{task}/candidate {record['model']}: {record['status']} -> {out}")
 
 
 @main.command()
@@ -227,22 +227,22 @@ def sweep(params_path: str, data_root: str, dry_run: bool) -> None:
         cells += [(t, model, "candidate", model_args) for t in params["tasks"]]
     for task in params["tasks"]:
         if not (Path(data_root) / task / "meta.json").is_file():
-            fetch_task(task, params, data_root, echo=_echo)
-    plans = [plan_cell(t, m, params, role=role, model_args=args, data_root=data_root, echo=lambda m: None)
+            fetch_task(task, params, data_root)
+    plans = [plan_cell(t, m, params, role=role, model_args=args, data_root=data_root, quiet=True)
              for t, m, role, args in cells]
     stale = [p for p in plans if p.jobs]
     n_cand = max(1, len(plans[0].grid)) if plans else 1
     runs = sum(len(p.jobs) for p in stale)
-    _echo(f"sweep: {len(cells)} cells x {len(params['seeds'])} seeds x {n_cand} candidate(s) = "
-          f"{len(cells) * len(params['seeds']) * n_cand} runs at most; {runs} not cached, in {len(stale)} cell(s); "
-          f"executor: {params['exec'].get('executor', 'local')}")
+    log.info(f"sweep: {len(cells)} cells x {len(params['seeds'])} seeds x {n_cand} candidate(s) = "
+             f"{len(cells) * len(params['seeds']) * n_cand} runs at most; {runs} not cached, in {len(stale)} cell(s); "
+             f"executor: {params['exec'].get('executor', 'local')}")
     for p in stale:
-        _echo(f"  {p.label}: {len(p.jobs)} run(s)")
+        log.info(f"  {p.label}: {len(p.jobs)} run(s)")
     if dry_run or not stale:
         return
-    run_plans(stale, params, echo=_echo, desc="sweep")
+    run_plans(stale, params, desc="sweep")
     failed = sum(1 for p in stale for r in p.results.values() if r.get("status") != "ok")
-    _echo(f"sweep done: {runs - failed} run(s) cached, {failed} failed; now `dvc repro` records the cells")
+    log.info(f"sweep done: {runs - failed} run(s) cached, {failed} failed; now `dvc repro` records the cells")
 
 
 @main.command()
@@ -270,7 +270,7 @@ def protocols(params_path: str, data_root: str, variant_seeds: int | None, only:
     for task in only:
         if task not in params["tasks"]:
             raise click.BadParameter(f"{task!r} is not one of params.yaml's tasks", param_hint="--tasks")
-    run_study(params, data_root=data_root, echo=_echo, variant_seeds=variant_seeds, tasks=list(only) or None,
+    run_study(params, data_root=data_root, variant_seeds=variant_seeds, tasks=list(only) or None,
               afresh=afresh)
 
 
@@ -286,7 +286,7 @@ def quick(target: str) -> None:
     from .quick import run_quick
 
     try:
-        run_quick(target, echo=_echo)
+        run_quick(target)
     except RuntimeError as exc:
         raise UserError(str(exc)) from None
 
@@ -298,13 +298,13 @@ def warm(stop: bool) -> None:
     from .run.warm import servers, stop_servers
 
     if stop:
-        _echo(f"asked {stop_servers(echo=_echo)} warm server(s) to leave")
+        log.info(f"asked {stop_servers()} warm server(s) to leave")
         return
     found = servers()
     for fp, pid in found:
         click.echo(f"{fp}  pid {pid}")
     if not found:
-        _echo("no warm server is running")
+        log.info("no warm server is running")
 
 
 @main.command()
@@ -320,7 +320,7 @@ def report(params_path: str) -> None:
         raise UserError(str(exc)) from None
     unchanged = "nothing was published: the previous report outputs are unchanged"
     try:
-        run_report_stage(params, echo=_echo)
+        run_report_stage(params)
     except RecordError as exc:  # a torn or foreign run record: names the file and the stage to re-run
         raise UserError(f"{exc}; {unchanged}") from None
     except OSError as exc:  # e.g. a full disk while writing (the outputs are renamed into place only at the end)
@@ -330,7 +330,7 @@ def report(params_path: str) -> None:
         then = "run `netzbench report` again once that is fixed" if isinstance(exc, CommitError) else unchanged
         raise UserError(f"report: cannot write{where}: {exc.strerror or exc}; {then}") from None
     except Exception:
-        _echo(f"report: stopped by an unexpected error (below); {unchanged}")
+        log.info(f"report: stopped by an unexpected error (below); {unchanged}")
         raise
 
 

@@ -47,6 +47,7 @@ EXECUTION_ONLY = {
     "netzbench.api": "the Python entry point: builds params and runs the same plan -> executor -> record path",
     "netzbench.cli": "the command line the stages call",
     "netzbench.config": "checks names in params against the catalogue and the model registry",
+    "netzbench.console": "prints the command line's log messages on stderr",
     "netzbench.errors": "error types",
     "netzbench.identity": "this declaration and the key it defines",
     "netzbench.params": "validation; the resolved values enter the key as hyperparameters",

@@ -13,6 +13,7 @@ only what changed retrains.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -24,6 +25,8 @@ import yaml
 
 from .paths import workspace_root
 from .report.reproduction import STUDY_SCHEMA
+
+log = logging.getLogger(__name__)
 
 #: the profile: what it trains (epochs: short budgets, enough for the learning curves to move)
 PROFILE = {
@@ -82,8 +85,9 @@ def env(target: Path) -> dict:
             "NETZBENCH_CACHE_DIR": str(target / ".netzbench")}
 
 
-def _run(cmd: list[str], cwd: Path, env: dict, echo=None) -> None:
-    if echo is None:
+def _run(cmd: list[str], cwd: Path, env: dict, *, stream: bool = False) -> None:
+    """Run ``cmd``; ``stream``: its output goes straight to ours (else kept, and shown if it fails)."""
+    if not stream:
         done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
         if done.returncode != 0:
             raise RuntimeError(f"{' '.join(cmd)} failed in {cwd}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
@@ -93,16 +97,16 @@ def _run(cmd: list[str], cwd: Path, env: dict, echo=None) -> None:
         raise RuntimeError(f"{' '.join(cmd)} failed in {cwd} (exit code {done.returncode}); see the output above")
 
 
-def run_quick(target: str | os.PathLike = ".netzbench/quick", echo=print) -> dict:
+def run_quick(target: str | os.PathLike = ".netzbench/quick") -> dict:
     """Prepare the profile's workspace and run ``dvc repro`` there; return where the report is and the time."""
     for tool in ("git", "dvc"):
         if shutil.which(tool, path=env(Path(target))["PATH"]) is None:
             raise RuntimeError(f"`{tool}` is not on PATH: the quick profile runs the DVC pipeline")
     t0 = time.perf_counter()
     target = prepare(Path(target).resolve())
-    echo(f"quick profile: {len(PROFILE['tasks'])} tasks x {len(PROFILE['models'])} models x "
-         f"{len(PROFILE['seeds'])} seeds in {target}")
-    _run(["dvc", "repro"], target, env(target), echo=echo)
+    log.info(f"quick profile: {len(PROFILE['tasks'])} tasks x {len(PROFILE['models'])} models x "
+             f"{len(PROFILE['seeds'])} seeds in {target}")
+    _run(["dvc", "repro"], target, env(target), stream=True)
     seconds = time.perf_counter() - t0
-    echo(f"quick profile: done in {seconds:.0f} s; read {target / 'reports/REPORT.md'}")
+    log.info(f"quick profile: done in {seconds:.0f} s; read {target / 'reports/REPORT.md'}")
     return {"dir": target, "report": target / "reports/REPORT.md", "seconds": seconds}

@@ -7,6 +7,8 @@ per-epoch history. The JSON Schema is ``schemas/run_record.schema.json``.
 
 This module owns the record:
 
+- :class:`RunRecord`: the record as a type; :meth:`RunRecord.from_dict` is the
+  one door in, where every record read or written is checked against the schema;
 - :func:`write_record`: schema-validated, atomic (temporary file + rename, so a
   killed stage never leaves a torn record), non-finite floats as ``null``;
 - :class:`StagedFiles` / :func:`atomic_write`: how every published file is
@@ -24,12 +26,14 @@ This module owns the record:
 
 from __future__ import annotations
 
+import enum
 import json
 import math
 import os
 import platform
 import tempfile
 from contextlib import contextmanager
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from importlib import resources
 from importlib.metadata import PackageNotFoundError, version
@@ -82,6 +86,82 @@ def validate_record(record: dict, where: str | os.PathLike = "run record") -> No
             raise RecordError(f"{where}: a {record['status']} record needs a `task` name")
         return
     _check(record, None, where, "run record")
+
+
+class _Absent(enum.Enum):
+    """An optional field the record does not have (``None`` is a value: ``card: null``)."""
+
+    ABSENT = "absent"
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT = _Absent.ABSENT
+
+
+@dataclass(kw_only=True)
+class RunRecord:
+    """One cell's run record: the top-level fields of ``schemas/run_record.schema.json``.
+
+    The schema documents each field. An optional field left :data:`ABSENT` is not in the
+    record; fields this version does not name (the schema allows them) are kept in ``extra``.
+    The fields are in the order :func:`netzbench.run.plan.plan_cell` fills them, which
+    :meth:`to_dict` keeps (the file itself is written with sorted keys).
+    """
+
+    schema_version: int
+    task: str
+    family: str
+    category: str | None | _Absent = ABSENT
+    task_spec: dict | _Absent = ABSENT
+    model: str
+    model_ref: str
+    model_args: dict | _Absent = ABSENT
+    role: str | _Absent = ABSENT
+    headline_metric: str
+    direction: str
+    hyperparameters: dict
+    epochs_source: str | _Absent = ABSENT
+    protocol: dict | _Absent = ABSENT
+    threads: int
+    arithmetic: str | _Absent = ABSENT
+    software: dict
+    baseline_kind: str | None | _Absent = ABSENT
+    config_hash: str
+    code_version: str
+    data_hash: str | None
+    card: dict | None | _Absent = ABSENT
+    device: str | _Absent = ABSENT
+    search: dict | _Absent = ABSENT
+    #: seed (as a string) -> that seed's entry (``$defs/seed``)
+    seeds: dict
+    status: str
+    reason: str | _Absent = ABSENT
+    extra: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, record: dict, where: str | os.PathLike = "run record") -> RunRecord:
+        """The record ``record`` holds, checked against the schema (:class:`RecordError` naming
+        ``where`` and the field that breaks it). A placeholder is not a run record."""
+        if isinstance(record, dict) and record.get("status") in PLACEHOLDERS:
+            raise RecordError(f"{where}: a {record['status']} placeholder is not a run record")
+        validate_record(record, where)
+        named = {k: v for k, v in record.items() if k in _FIELDS}
+        return cls(**named, extra={k: v for k, v in record.items() if k not in _FIELDS})
+
+    def to_dict(self) -> dict:
+        """The record as it is written: every field but the absent ones, then ``extra``."""
+        out = {name: getattr(self, name) for name in _FIELDS if getattr(self, name) is not ABSENT}
+        out.update(self.extra)
+        return out
+
+
+#: the record's fields, in order (``extra`` is not one)
+_FIELDS = tuple(f.name for f in fields(RunRecord) if f.name != "extra")
 
 
 def validate_seed_entry(entry: dict, where: str | os.PathLike = "seed entry") -> None:
@@ -304,11 +384,19 @@ def write_json_atomic(path: str | os.PathLike, obj, indent: int | None = 1) -> N
         staged.write_json(path, obj, indent=indent)
 
 
-def write_record(path: str | os.PathLike, record: dict) -> None:
-    """Validate ``record`` against the schema and write it atomically to ``path``."""
-    record = _nan_to_none(record)
-    validate_record(record, path)
-    write_json_atomic(path, record)
+def _checked(record, where) -> dict:
+    """``record`` through :meth:`RunRecord.from_dict` (a placeholder: checked, as it is)."""
+    if isinstance(record, dict) and record.get("status") in PLACEHOLDERS:
+        validate_record(record, where)
+        return record
+    return RunRecord.from_dict(record, where).to_dict()
+
+
+def write_record(path: str | os.PathLike, record: RunRecord | dict) -> None:
+    """Validate ``record`` (a :class:`RunRecord`, its dict, or a placeholder) against the schema
+    and write it atomically to ``path``."""
+    record = _nan_to_none(record.to_dict() if isinstance(record, RunRecord) else record)
+    write_json_atomic(path, _checked(record, path))
 
 
 def rerun_hint(path: str | os.PathLike) -> str:
@@ -326,8 +414,9 @@ def rerun_hint(path: str | os.PathLike) -> str:
 
 
 def read_record(path: str | os.PathLike, *, missing_ok: bool = False) -> dict | None:
-    """The validated record at ``path`` (``None`` for a missing file when ``missing_ok``); every
-    error, a torn file included, is one :class:`RecordError` naming the file and what to do."""
+    """The record at ``path`` as a dict (read through :meth:`RunRecord.from_dict`; a placeholder
+    as it is), ``None`` for a missing file when ``missing_ok``; every error, a torn file
+    included, is one :class:`RecordError` naming the file and what to do."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -346,10 +435,9 @@ def read_record(path: str | os.PathLike, *, missing_ok: bool = False) -> dict | 
         why = exc if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
         raise RecordError(f"{path}: not JSON ({why}): a torn or hand-edited record; {rerun_hint(path)}") from None
     try:
-        validate_record(record, path)
+        return _checked(record, path)
     except RecordError as exc:
         raise RecordError(f"{exc}; {rerun_hint(path)}") from None
-    return record
 
 
 def seed_history(entry: dict) -> dict | None:

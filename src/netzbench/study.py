@@ -27,6 +27,7 @@ on link tasks, ``structural_features`` on graphs that have node features,
 from __future__ import annotations
 
 import json
+import logging
 import signal
 from pathlib import Path
 
@@ -45,6 +46,8 @@ from .report.runs import report_from_records
 from .report.stage import write_outputs
 from .run.execute import run_plans
 from .run.plan import plan_cell
+
+log = logging.getLogger(__name__)
 
 STUDY_FILE = Path("reports/protocol_study.json")
 STRICT_DIR = Path("reports/strict")
@@ -93,7 +96,7 @@ def variants(switches: list[str]) -> dict[str, tuple[str, dict]]:
     return out
 
 
-def _data_dir(task_id: str, variant_params: dict, params: dict, data_root: Path, echo) -> Path:
+def _data_dir(task_id: str, variant_params: dict, params: dict, data_root: Path) -> Path:
     """The main ``data/<task>`` unless the variant generates other instances (``synthetic_graphs``)."""
     graphs = resolve(variant_params["protocol"], variant_params["protocol_overrides"])["synthetic_graphs"]
     if graphs == resolve(params["protocol"], params["protocol_overrides"])["synthetic_graphs"]:
@@ -101,7 +104,7 @@ def _data_dir(task_id: str, variant_params: dict, params: dict, data_root: Path,
     root = cache_root() / "study-data" / graphs
     # every time, like the fetch stage: an unchanged task is left as it is in well under a second, and a
     # folder an older netzbench wrote (another task spec) is brought up to date
-    fetch_task(task_id, variant_params, root, echo=echo)
+    fetch_task(task_id, variant_params, root)
     return root / task_id
 
 
@@ -109,7 +112,7 @@ def _data_dir(task_id: str, variant_params: dict, params: dict, data_root: Path,
 RESUME_KEYS = ("schema", "code", "seeds", "variant_seeds", "models", "base")
 
 
-def _previous(out_dir: Path, header: dict, echo) -> tuple[dict | None, dict]:
+def _previous(out_dir: Path, header: dict) -> tuple[dict | None, dict]:
     """The study at ``out_dir`` and its strict report's JSON form when they can be resumed: the same
     :data:`RESUME_KEYS` as ``header`` (same result code, seeds, roster). Else ``(None, {})``."""
     from .report import persistence
@@ -120,11 +123,11 @@ def _previous(out_dir: Path, header: dict, echo) -> tuple[dict | None, dict]:
     try:
         study = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        echo(f"protocol study: {path} is not readable ({exc}); starting afresh")
+        log.info(f"protocol study: {path} is not readable ({exc}); starting afresh")
         return None, {}
     differ = [k for k in RESUME_KEYS if study.get(k) != header[k]]
     if differ:
-        echo(f"protocol study: {path} was written for another {', '.join(differ)}; starting afresh")
+        log.info(f"protocol study: {path} was written for another {', '.join(differ)}; starting afresh")
         return None, {}
     strict_path = out_dir / STRICT_DIR / "benchmark.json"
     try:
@@ -145,7 +148,7 @@ def _remaining(study: dict, todo: dict[str, list[str]], held: dict | None = None
     study["complete"] = not study["remaining"]
 
 
-def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Path = ".", echo=print,
+def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Path = ".",
               progress: bool = True, variant_seeds: int | None = None, tasks: list[str] | None = None,
               afresh: bool = False) -> dict:
     """Train every variant's cells, write the study JSON and the strict report; return the study.
@@ -169,7 +172,7 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
     header = {"schema": STUDY_SCHEMA, "code": code_version(), "seeds": seeds, "variant_seeds": switch_seeds,
               "models": list(params["models"]),
               "base": {"protocol": params["protocol"], "protocol_overrides": params["protocol_overrides"]}}
-    previous, strict_form = (None, {}) if afresh else _previous(out_dir, header, echo)
+    previous, strict_form = (None, {}) if afresh else _previous(out_dir, header)
     study = previous or {**header, "tasks": {}}
     study.setdefault("pending", {})
     strict_done = set((strict_form.get("histories") or {}))
@@ -187,7 +190,7 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
                     todo[task_id] = ([n for n in variants(part["switches"]) if n not in part["variants"]]
                                      if part else ["(not fetched)"])
                 continue
-            fetch_task(task_id, params, data_root, echo=echo)
+            fetch_task(task_id, params, data_root)
         meta = read_meta(data_root / task_id)
         if meta.get("status") != "ok":
             study["tasks"].pop(task_id, None)
@@ -210,25 +213,25 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
             if name not in ("paper", "strict"):
                 variant_params["seeds"] = list(switch_seeds)
             groups.append((task_id, name, variant_params,
-                           _data_dir(task_id, variant_params, params, data_root, echo)))  # fetched once
+                           _data_dir(task_id, variant_params, params, data_root)))  # fetched once
     groups.sort(key=lambda g: chosen.index(g[0]))  # in the order asked for (stable: variants as listed)
     _promote(study, todo)
     kept = sum(len(e["variants"]) for e in (*study["tasks"].values(), *study["pending"].values()))
-    cells = [plan_cell(g[0], m, g[2], task_dir=g[3], echo=lambda _m: None) for g in groups for m in params["models"]]
+    cells = [plan_cell(g[0], m, g[2], task_dir=g[3], quiet=True) for g in groups for m in params["models"]]
     live = [p for p in cells if p.outcome is None]
-    echo(f"protocol study: {len(live)} cells, {sum(len(p.jobs) for p in live)} seed run(s) not cached"
-         + (f"; resuming {out_dir / STUDY_FILE} ({kept} variant(s) kept)" if previous else ""))
+    log.info(f"protocol study: {len(live)} cells, {sum(len(p.jobs) for p in live)} seed run(s) not cached"
+             + (f"; resuming {out_dir / STUDY_FILE} ({kept} variant(s) kept)" if previous else ""))
     strict_records: dict[str, dict] = {}
     strict_values: dict[str, dict] = {}
     previous_term = _stop_on_terminate()
     try:
         for task_id, name, variant_params, task_dir in groups:
             # planned again now: an earlier variant may have trained (and cached) some of these seeds
-            plans = {m: plan_cell(task_id, m, variant_params, task_dir=task_dir, echo=lambda _m: None)
+            plans = {m: plan_cell(task_id, m, variant_params, task_dir=task_dir, quiet=True)
                      for m in params["models"]}
             plans = {m: p for m, p in plans.items() if p.outcome is None}
-            run_plans(list(plans.values()), params, echo=echo, progress=progress, desc=f"{task_id} {name}")
-            records = {m: p.finish() for m, p in plans.items()}
+            run_plans(list(plans.values()), params, progress=progress, desc=f"{task_id} {name}")
+            records = {m: p.finish().to_dict() for m, p in plans.items()}
             values = _variant_values(records, task_id, name, seeds if name in ("paper", "strict") else switch_seeds)
             if name == "strict":  # enters the study with the strict report that holds its histories
                 strict_records[task_id], strict_values[task_id] = records, values
@@ -247,14 +250,13 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
             with StagedFiles() as out:  # renamed into place when both are written
                 out.write_json(out_dir / STUDY_FILE, study, indent=1)
                 pending = [t for t, names in study["remaining"].items() if "strict" in names]
-                _write_strict_report(strict_records, strict_form, strict_params, out_dir / STRICT_DIR, echo, out,
-                                     pending)
+                _write_strict_report(strict_records, strict_form, strict_params, out_dir / STRICT_DIR, out, pending)
     if not groups:
         write_json_atomic(out_dir / STUDY_FILE, study)
     left = sum(len(v) for v in study["remaining"].values())
-    echo(f"protocol study: {out_dir / STUDY_FILE}, strict report in {out_dir / STRICT_DIR}/"
-         + (f"; {left} variant(s) of {len(study['remaining'])} task(s) still to run "
-            f"(`netzbench protocols` continues)" if left else "; complete"))
+    log.info(f"protocol study: {out_dir / STUDY_FILE}, strict report in {out_dir / STRICT_DIR}/"
+             + (f"; {left} variant(s) of {len(study['remaining'])} task(s) still to run "
+                f"(`netzbench protocols` continues)" if left else "; complete"))
     return study
 
 
@@ -305,7 +307,7 @@ def strict_place(target: Path):
     return place
 
 
-def _write_strict_report(records: dict, previous: dict, params: dict, target: Path, echo,
+def _write_strict_report(records: dict, previous: dict, params: dict, target: Path,
                          staging: StagedFiles, pending: list[str] = ()) -> None:
     """The report stage's outputs for the strict protocol's records, staged under ``target``; the
     tasks of ``previous`` (the strict report's JSON form a resumed study started from) that
@@ -326,4 +328,4 @@ def _write_strict_report(records: dict, previous: dict, params: dict, target: Pa
                    if t in (new if t in fresh else previous).get(key, {})} for key in ("histories", "cells", "tasks")}
     report = BenchmarkReport(list(params["seeds"]), parts["histories"], config, tasks=parts["tasks"],
                              cells=parts["cells"], **options)
-    write_outputs(report, params, None, echo=echo, staging=staging, place=strict_place(target))
+    write_outputs(report, params, None, staging=staging, place=strict_place(target))

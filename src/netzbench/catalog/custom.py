@@ -49,9 +49,8 @@ from .checks import DatasetError, normalise_labels
 from .readers.declared import FAMILIES, FORMATS, read_dataset
 from .readers.network_bundles import LABELLED
 from .readers.files import data_files, sha256_of
-from .table import CATEGORIES, DATASETS, TASKS, Dataset, TaskSpec, add_dataset, add_task
+from .table import CATEGORIES, DATASETS, TASKS, Dataset, TaskSpec, add_dataset, add_task, callable_ref
 
-PROCESSOR = "netzbench.catalog.custom:process"
 #: a seed-aware loader runs at training time, as a generator (part of result identity)
 GENERATOR = "netzbench.synthetic.user:generate"
 ENTRY_KEYS = ("loader", "format", "path", "family", "label", "features", "epochs", "category", "split", "name",
@@ -152,7 +151,7 @@ def register_custom_tasks(custom: dict) -> None:
             id=tid, name=entry.get("name", tid), category=entry.get("category") or "custom", families=(family,),
             description=entry.get("description", f"user dataset: {source}"),
             license=entry.get("license", "user-provided"), citation=entry.get("citation", ""),
-            processor=PROCESSOR, builtin=True, in_paper=False, generator_params=params,
+            processor=process, builtin=True, in_paper=False, generator_params=params,
         ))
         add_task(TaskSpec(tid, tid, family, epochs, entry.get("split") or "auto",
                           entry.get("description", f"custom task ({source})"), in_paper=False))
@@ -271,3 +270,8 @@ def _read(root: str, family: str, loader: str | None, path: str | None, format: 
     if mapping:
         record["label_mapping"] = mapping
     return arrays, counts, record
+
+
+#: the name of custom tasks' processor, kept for callers that compared ``Dataset.processor`` with it
+#: (it holds :func:`process` itself now)
+PROCESSOR = callable_ref(process)

@@ -15,6 +15,7 @@ alone changes nothing downstream.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import sys
@@ -26,15 +27,17 @@ from typing import Callable
 from ..graphs.convert import default_split, discarded, to_arrays, to_bundle
 from ..graphs.counts import dropped_record, meta_counts
 from ..graphs.layout import CARD, GENERATOR_VERSION, GRAPH, SEEDS, data_hash, save_arrays, seed_file, write_meta
-from ..paths import cache_root, child, import_ref, resolve_mirror
+from ..paths import cache_root, child, resolve_mirror
 from ..protocol import resolve
 from .card import current_card
 from .checks import DatasetError, check_arrays, normalise_labels
 from .custom import GENERATOR as CUSTOM_GENERATOR
-from .custom import PROCESSOR as CUSTOM_PROCESSOR
+from .custom import process as custom_process
 from .custom import is_seed_aware, loader_params, loader_raw, loader_source_sha256, with_features
 from .fetch import DatasetUnavailable, obtain_raw
 from .table import get_dataset, get_task
+
+log = logging.getLogger(__name__)
 
 
 @contextmanager
@@ -119,7 +122,7 @@ class _Unchanged(Exception):
     """The raw files, spec and code are those ``out`` was built from: nothing to process."""
 
 
-def fetch_task(task_id: str, params: dict, data_root: str | os.PathLike = "data", echo=print) -> dict:
+def fetch_task(task_id: str, params: dict, data_root: str | os.PathLike = "data") -> dict:
     """Bring task ``task_id``'s data into ``data_root/<task_id>/``; return its meta.
 
     With ``data.on_missing: skip`` an unobtainable dataset is recorded as
@@ -144,17 +147,17 @@ def fetch_task(task_id: str, params: dict, data_root: str | os.PathLike = "data"
     previous = _previous_meta(out)
     try:
         with _replacing(out) as tmp:
-            origin, fingerprint = _fill(task, ds, params, out, tmp, meta, previous, echo)
+            origin, fingerprint = _fill(task, ds, params, out, tmp, meta, previous)
     except _Unchanged as same:
         _log_provenance({"time": time.time(), "task": task_id, "dataset": ds.id, "origin": f"{same.args[0]} "
                          "(unchanged: not processed again)", "status": "ok"})
-        _card_warnings(out, task_id, previous, echo)
+        _card_warnings(out, task_id, previous)
         return previous
     except _KeepPrevious as keep:
-        echo(f"WARNING: {task_id}: no source can deliver its raw files now ({keep.reason}); kept the verified "
-             f"{out}/ of an earlier fetch (same task spec and raw files), unchanged")
+        log.warning(f"{task_id}: no source can deliver its raw files now ({keep.reason}); kept the verified "
+                    f"{out}/ of an earlier fetch (same task spec and raw files), unchanged")
         _log_provenance({"time": time.time(), "task": task_id, "dataset": ds.id, "origin": "kept", "status": "ok"})
-        _card_warnings(out, task_id, previous, echo)
+        _card_warnings(out, task_id, previous)
         return previous
     if fingerprint is not None:
         state = _state_file(out)
@@ -162,16 +165,16 @@ def fetch_task(task_id: str, params: dict, data_root: str | os.PathLike = "data"
         state.write_text(f"{fingerprint} {data_hash(out)}", encoding="utf-8")  # and what out then held
     _log_provenance({"time": time.time(), "task": task_id, "dataset": ds.id, "origin": origin,
                      "status": meta["status"]})
-    _card_warnings(out, task_id, meta, echo)
+    _card_warnings(out, task_id, meta)
     return meta
 
 
-def _card_warnings(out: Path, task_id: str, meta: dict, echo) -> None:
+def _card_warnings(out: Path, task_id: str, meta: dict) -> None:
     """Write (or keep) ``out/card.json`` and say each of its failed audits. A seed-aware user loader is
     called at training time only, so its task's card waits for ``netzbench card``."""
     if meta.get("status") == "ok" and meta.get("generator") != CUSTOM_GENERATOR:
         for warning in current_card(out)["warnings"]:
-            echo(f"WARNING: {task_id}: {warning}")
+            log.warning(f"{task_id}: {warning}")
 
 
 def fetch_summary(meta: dict) -> str:
@@ -209,23 +212,22 @@ def _previous_meta(out: Path) -> dict | None:
     return meta if isinstance(meta, dict) and meta.get("status") == "ok" and (out / GRAPH).is_file() else None
 
 
-def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: dict | None,
-          echo) -> tuple[str, str | None]:
+def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: dict | None) -> tuple[str, str | None]:
     """Write the task's data into the staging folder ``tmp`` and complete ``meta``; return the origin and
     the fingerprint of a processed download (None otherwise)."""
     task_id = task.id
     origin = "generator"
-    if ds.processor == CUSTOM_PROCESSOR and is_seed_aware(ds.generator_params.get("loader")):
+    if ds.processor is custom_process and is_seed_aware(ds.generator_params.get("loader")):
         # a seed-aware user loader runs at training time, once per seed, like a generator
         meta.update(status="ok", synthetic=True, generator=CUSTOM_GENERATOR,
                     generator_params=loader_params(ds.generator_params, out),
                     generator_version=GENERATOR_VERSION,
                     loader_sha256=loader_source_sha256(ds.generator_params["loader"]),
                     **loader_raw(ds.generator_params, out))
-    elif ds.processor == CUSTOM_PROCESSOR:
+    elif ds.processor is custom_process:
         # raw files in a declared format, or a loader called once (custom.process)
         with quiet():
-            arrays, counts, record = import_ref(ds.processor)(str(out), **ds.generator_params)
+            arrays, counts, record = ds.processor(str(out), **ds.generator_params)
         if meta["split"] == "auto":
             meta["split"] = default_split(task.family, arrays)
         check_arrays(task_id, task.family, meta["split"], arrays)
@@ -235,12 +237,12 @@ def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: di
         meta["relational"] = meta["split"] == "relational_canonical"  # what training will do
         origin = f"custom:{record.get('loader') or record['format']}"
         if "recognised" in record.get("notes", {}):  # the files hold another format than the entry says
-            echo(f"{task_id}: {record['notes']['recognised']}")
+            log.info(f"{task_id}: {record['notes']['recognised']}")
     elif ds.synthetic:
         gen_params = dict(ds.generator_params)
         if resolve(params["protocol"], params["protocol_overrides"])["synthetic_graphs"] == "reference":
             gen_params.update(ds.reference_params)
-        meta.update(status="ok", synthetic=True, generator=ds.processor,
+        meta.update(status="ok", synthetic=True, generator=ds.processor_ref,
                     generator_params=gen_params, generator_version=GENERATOR_VERSION)
     else:
         raw_dir, raw_sha, fmt = None, {}, "builtin"
@@ -255,7 +257,7 @@ def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: di
                     raise _KeepPrevious(str(exc)) from None
                 if params["data"]["on_missing"] == "fail":
                     raise
-                echo(f"WARNING: {task_id} is UNAVAILABLE and will be reported as missing: {exc}")
+                log.warning(f"{task_id} is UNAVAILABLE and will be reported as missing: {exc}")
                 meta.update(status="unavailable", reason=str(exc))
                 bundle = None
             if bundle is not None:
@@ -264,13 +266,13 @@ def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: di
             origin = "builtin"
         if meta.get("status") != "unavailable":
             source = raw_sha if ds.needs_download else _builtin_source()
-            fingerprint = _fingerprint(meta, source, fmt, ds.processor)
+            fingerprint = _fingerprint(meta, source, fmt, ds.processor_ref)
             state = _state_file(out)
             if (fingerprint is not None and previous is not None and previous.get("raw_sha256") == raw_sha
                     and state.is_file() and state.read_text(encoding="utf-8") == f"{fingerprint} {data_hash(out)}"):
                 raise _Unchanged(origin)  # a re-check that found the same raw bytes: no processing, no torch
             with quiet():  # PyG's "Processing... Done!" on every fetch says nothing the summary line does not
-                processed = import_ref(ds.processor)(raw_dir, fmt)  # (arrays, counts[, dropped])
+                processed = ds.processor(raw_dir, fmt)  # (arrays, counts[, dropped])
             arrays, counts, dropped = processed if len(processed) == 3 else (*processed, None)
             save_arrays(tmp / GRAPH, arrays)
             meta.update(status="ok", synthetic=False, format=fmt, raw_sha256=raw_sha)
@@ -284,8 +286,8 @@ def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: di
 
 def _record_counts(meta: dict, arrays: dict, counts: dict | None, dropped: dict | None) -> None:
     """Complete ``meta`` of processed ``arrays``: ``counts`` (the names every dataset of the family has,
-    from the arrays, beside the reader's own ``counts``: :mod:`netzbench.graphs.counts`), ``dropped``
-    (what the reader left out) and ``raw_sha256`` as a JSON object, file -> sha256."""
+    from the arrays, beside the processor's own ``counts``: :mod:`netzbench.graphs.counts`), ``dropped``
+    (what the processor left out) and ``raw_sha256`` as a JSON object, file -> sha256."""
     meta["counts"] = meta_counts(meta["family"], arrays, counts)
     meta["dropped"] = dropped_record(dropped)
     raw = meta.get("raw_sha256", {})

@@ -1,5 +1,9 @@
 """Processors: raw files -> a processed array bundle (PyG classes where they exist).
 
+The processors of Zachary's karate club, the Planetoid citation graphs and TU collections. The
+module keeps its name from before the catalogue's glossary (a loader is a user's callable there):
+a processor's module is part of the name fetch records for it (``netzbench.catalog.loaders:karate``).
+
 Each processor takes the raw directory and returns ``(arrays, counts)`` or
 ``(arrays, counts, dropped)``. ``arrays`` is a flat dict of numpy arrays
 (see :mod:`netzbench.graphs.layout` for the layout); ``counts`` are the

@@ -3,16 +3,26 @@
 A *dataset* says where raw bytes come from (canonical URLs in order, the
 mirror folder, the sha256 of each raw file where known), what the data is
 (category, families it can serve, license) and which processor turns raw
-files into the processed bundle. A *task* is a (dataset, family, split,
+files into the processed bundle (for a synthetic dataset: which generator
+makes an instance per seed). A *task* is a (dataset, family, split,
 default epochs) combination; several tasks may share a dataset.
 
-This module is import-light (no torch) so the CLI can list and validate
-tasks quickly.
+Entries name their processor by object (``processor=loaders.planetoid``), so
+grep, an IDE and the import itself follow it; fetch records its
+``"module:qualname"`` (:func:`callable_ref`). This module and the entries are
+import-light all the same: the processors and generators import numpy at
+import time but torch and torch_geometric only when they run, so the CLI lists
+and validates tasks without torch.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
+from typing import Callable
+
+from ..synthetic import physics, routing
+from . import loaders
 
 CATEGORIES = (
     "combinatorial",
@@ -75,8 +85,9 @@ class Dataset:
     description: str
     license: str
     citation: str
-    #: "module:function": (raw_dir, format) -> (arrays, counts[, dropped]); for synthetic (seed, **params)
-    processor: str
+    #: the processor, a module-level function ``(raw_dir, format) -> (arrays, counts[, dropped])``; of a
+    #: synthetic dataset, its generator ``(seed, **generator_params) -> (arrays, counts)``
+    processor: Callable
     sources: tuple[Source, ...] = ()
     mirror: str | None = None  # folder in the mirror (shared/datasets/<mirror>)
     synthetic: bool = False
@@ -90,6 +101,18 @@ class Dataset:
     @property
     def needs_download(self) -> bool:
         return not (self.synthetic or self.builtin)
+
+    @property
+    def processor_ref(self) -> str:
+        """The processor's recorded name (meta.json's ``generator`` of a synthetic task, part of the
+        fingerprint of a processed download): :func:`callable_ref`."""
+        return callable_ref(self.processor)
+
+
+def callable_ref(fn: Callable) -> str:
+    """``"module:qualname"`` of a module-level function: the name :func:`netzbench.paths.import_ref`
+    resolves back to ``fn``, and the one fetch records for a processor."""
+    return f"{fn.__module__}:{fn.__qualname__}"
 
 
 @dataclass(frozen=True)
@@ -150,6 +173,12 @@ def add_dataset(ds: Dataset) -> None:
         raise ValueError(f"{ds.id}: unknown category {ds.category!r}")
     if ds.id in DATASETS:
         raise ValueError(f"dataset {ds.id!r} is registered twice")
+    fn = ds.processor
+    module, name = getattr(fn, "__module__", None), getattr(fn, "__qualname__", "")
+    # fetch records the processor by name and training imports a generator by it: the name must lead back
+    if getattr(sys.modules.get(module), name, None) is not fn:
+        raise ValueError(f"{ds.id}: the processor must be a module-level function (fetch records it as "
+                         f"'module:qualname'), got {fn!r}")
     DATASETS[ds.id] = ds
 
 
@@ -178,7 +207,7 @@ add_dataset(Dataset(
     ),
     license="synthetic (generated, no license needed)",
     citation="netzbench generator; TSP as in Kool et al. (2019) style random instances",
-    processor="netzbench.synthetic.routing:random_tsp",
+    processor=routing.random_tsp,
     synthetic=True,
     generator_params={"num_nodes": 200, "k_neighbors": 3},
     reference_params={"k_neighbors": 4, "tour": False},
@@ -198,7 +227,7 @@ add_dataset(Dataset(
     ),
     license="synthetic (generated, no license needed)",
     citation="netzbench generator; 2-D Ising model (Onsager 1944)",
-    processor="netzbench.synthetic.physics:ising_lattice",
+    processor=physics.ising_lattice,
     synthetic=True,
     generator_params={"side": 20, "temperature": 2.27, "sweeps": 50},
     reference_params={"lattice": "reference_grid", "spins": "independent"},
@@ -211,7 +240,7 @@ add_dataset(Dataset(
     description="34 club members, 78 friendships; 4 communities (PyG KarateClub labels).",
     license="public domain (published in Zachary 1977)",
     citation="W. W. Zachary, An information flow model for conflict and fission in small groups, 1977",
-    processor="netzbench.catalog.loaders:karate",
+    processor=loaders.karate,
     builtin=True,
 ))
 add_dataset(Dataset(
@@ -222,7 +251,7 @@ add_dataset(Dataset(
     description="Citation network, 2,708 papers, 7 classes, bag-of-words features, Planetoid split.",
     license="MIT (kimiyoung/planetoid)",
     citation="Sen et al. 2008; Yang, Cohen, Salakhutdinov 2016 (Planetoid split)",
-    processor="netzbench.catalog.loaders:planetoid",
+    processor=loaders.planetoid,
     sources=(Source("files", PLANETOID_URL, "planetoid", planetoid_files("cora", _CORA_SHA)),),
     mirror="cora",
 ))
@@ -234,7 +263,7 @@ add_dataset(Dataset(
     description="188 nitroaromatic compounds, mutagenic or not (TUDataset).",
     license="TUDataset terms (cite Debnath et al. 1991 and Morris et al. 2020)",
     citation="Debnath et al. 1991; Morris et al. 2020 (TUDataset)",
-    processor="netzbench.catalog.loaders:tudataset",
+    processor=loaders.tudataset,
     sources=(Source("zip", "https://www.chrsmrrs.com/graphkerneldatasets/MUTAG.zip", "tu",
                     tuple(RawFile(name, f"raw/{name}", sha) for name, sha in _MUTAG_SHA.items())),),
     mirror="mutag",

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 import math
 import os
 from collections.abc import Callable
@@ -76,6 +77,8 @@ from .formatting import number, p_value
 from .markdown import render_markdown
 from .memo import computed_once
 from .paper import CELL_FIELDS as PAPER_CELL_FIELDS
+
+log = logging.getLogger(__name__)
 
 SUMMARY_COLUMNS = ["task", "model", "metric", "direction", "mean", "std", "sem", "n_seeds", "lo", "hi",
                    "half_width", "ci", "ci_method", "status", "clipped"]
@@ -315,7 +318,7 @@ def _plot_links(markdown: str, place: Place) -> str:
     return markdown if rel == "../plots" else markdown.replace("](../plots/", f"]({rel}/")
 
 
-def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None, echo=print,
+def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None,
                   out_dir: str | Path = ".", reference: dict | None = None, study: dict | None = None, *,
                   staging: StagedFiles | None = None, place: Place | None = None) -> dict:
     """Write every report artefact, all or nothing (see the module docstring); return the headline metrics.
@@ -351,13 +354,13 @@ def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None, 
 
     fr, unavailable = facts.friedman, facts.unavailable
     if unavailable:
-        echo(f"report: DATA UNAVAILABLE for {len(unavailable)} task(s): {', '.join(unavailable)}; "
-             f"their cells are reported as missing and the ranks use the N = {fr['n_tasks']} tasks present")
+        log.info(f"report: DATA UNAVAILABLE for {len(unavailable)} task(s): {', '.join(unavailable)}; "
+                 f"their cells are reported as missing and the ranks use the N = {fr['n_tasks']} tasks present")
     if facts.failed_tasks:
-        echo(f"report: NO RESULTS for {len(facts.failed_tasks)} task(s): {', '.join(facts.failed_tasks)} (every run "
-             f"failed or is missing); the ranks use the N = {fr['n_tasks']} tasks present")
-    echo(f"report: N = {fr['n_tasks']} tasks, k = {fr['k']} models, Friedman p = {p_value(fr['p_value'])}, "
-         f"CD = {number(fr['cd'])}; {len(facts.missing)} missing cell(s)")
+        log.info(f"report: NO RESULTS for {len(facts.failed_tasks)} task(s): {', '.join(facts.failed_tasks)} "
+                 f"(every run failed or is missing); the ranks use the N = {fr['n_tasks']} tasks present")
+    log.info(f"report: N = {fr['n_tasks']} tasks, k = {fr['k']} models, Friedman p = {p_value(fr['p_value'])}, "
+             f"CD = {number(fr['cd'])}; {len(facts.missing)} missing cell(s)")
     return metrics
 
 
@@ -374,7 +377,7 @@ def read_optional_json(path: Path) -> dict | None:
                           "it") from None
 
 
-def run_report_stage(params: dict, echo=print, root: str | Path = ".") -> dict:
+def run_report_stage(params: dict, root: str | Path = ".") -> dict:
     """What ``netzbench report`` does: read the roster's records under ``root``, write the report there
     (with the reference implementation's cells and the protocol study, where present)."""
     root = Path(root)
@@ -382,5 +385,5 @@ def run_report_stage(params: dict, echo=print, root: str | Path = ".") -> dict:
     candidate = report.config.get("candidate")
     if candidate is None and params["model"] in params["models"] and not params["model_args"]:
         candidate = params["model"]  # in_roster: the candidate block uses the roster cells
-    return write_outputs(report, params, candidate, echo=echo, out_dir=root,
+    return write_outputs(report, params, candidate, out_dir=root,
                          reference=read_optional_json(root / REFERENCE_CELLS), study=read_optional_json(root / STUDY))

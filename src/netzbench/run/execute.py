@@ -8,17 +8,22 @@ worker code, so a cell's histories do not depend on the choice.
 
 from __future__ import annotations
 
+import logging
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from ..errors import RecordError
 from ..records import check_finite, write_record
 from .arithmetic import configure as configure_arithmetic
 from .cache import SeedCache
+from .job import Job
 from .plan import CellPlan, plan_cell
 from .progress import progress_bar
 
 EXECUTORS = ("local", "ray", "inprocess")
+
+log = logging.getLogger(__name__)
 
 
 def workers(params: dict) -> int:
@@ -29,20 +34,27 @@ def workers(params: dict) -> int:
     return int(n) if n else max(1, os.cpu_count() or 1)
 
 
-def run_plans(plans: list[CellPlan], params: dict, *, echo=print, progress: bool = True, desc: str | None = None):
+def run_plans(plans: list[CellPlan], params: dict, *, quiet: bool = False, progress: bool = True,
+              desc: str | None = None):
     """Train the jobs of every plan together (one pool, one Ray submission, or in order here);
-    cache each result the moment it arrives."""
-    jobs, twins = [], {}  # a unit whose cache key another job already has runs once; its twins get the result
-    first_with_key: dict[str, dict] = {}
+    cache each result the moment it arrives. ``quiet``: what it says is logged at DEBUG, not INFO."""
+    say = log.debug if quiet else log.info
+
+    def key_of(job: Job) -> str | None:
+        plan = plans[job.plan]
+        return plan.keys[job.spec["seed"], job.candidate] if plan.cacheable else None
+
+    jobs: list[Job] = []
+    twins: dict[str, list[Job]] = {}  # a unit whose cache key another job already has runs once; its twins get the result
     for i, plan in enumerate(plans):
         for job in plan.jobs:
-            job["plan"] = i
-            key = plan.keys[job["spec"]["seed"], job["candidate"]] if plan.cacheable else None
-            if key is not None and key in first_with_key:
-                twins.setdefault(id(first_with_key[key]), []).append(job)
+            job = replace(job, plan=i)
+            key = key_of(job)
+            if key is not None and key in twins:
+                twins[key].append(job)
                 continue
             if key is not None:
-                first_with_key[key] = job
+                twins[key] = []
             jobs.append(job)
     if not jobs:
         return
@@ -52,41 +64,37 @@ def run_plans(plans: list[CellPlan], params: dict, *, echo=print, progress: bool
     n_workers = workers(params)
     executor = params["exec"].get("executor", "local")
     if len(plans) == 1:
-        todo = sorted({j["spec"]["seed"] for j in jobs})
+        todo = sorted({j.spec["seed"] for j in jobs})
         where = {"local": f"{min(n_workers, len(jobs))} worker(s)", "ray": "ray", "inprocess": "in-process"}[executor]
-        echo(f"{plans[0].label}: training seeds {todo} ({len(plans[0].seeds) - len(todo)} cached), "
-             f"{plans[0].record['hyperparameters']['epochs']} epochs, {where}")
+        say(f"{plans[0].label}: training seeds {todo} ({len(plans[0].seeds) - len(todo)} cached), "
+            f"{plans[0].record['hyperparameters']['epochs']} epochs, {where}")
     else:
         shared = sum(len(t) for t in twins.values())
-        echo(f"{desc or 'cells'}: {len(jobs)} run(s) to train in {len(plans)} cells"
-             + (f" ({shared} more share a cache key with one of them)" if shared else ""))
+        say(f"{desc or 'cells'}: {len(jobs)} run(s) to train in {len(plans)} cells"
+            + (f" ({shared} more share a cache key with one of them)" if shared else ""))
     bar = None
     done_epochs: dict[int, int] = {}
     finished: list[int] = []
     if progress:
-        bar = progress_bar(sum(j["spec"]["hp"]["epochs"] for j in jobs), desc or plans[0].label, sys.stderr)
+        bar = progress_bar(sum(j.spec["hp"]["epochs"] for j in jobs), desc or plans[0].label, sys.stderr)
 
     def on_epochs(job_index: int, epoch: int) -> None:
         if bar is not None:
             bar.update(max(0, epoch - done_epochs.get(job_index, 0)))
             done_epochs[job_index] = max(epoch, done_epochs.get(job_index, 0))
 
-    def key_of(job: dict) -> str | None:
-        plan = plans[job["plan"]]
-        return plan.keys[job["spec"]["seed"], job["candidate"]] if plan.cacheable else None
-
     locks: dict[str, int] = {}  # cache key -> the lock this process holds while it trains that seed
 
-    def record(job: dict, result: dict, *, store: bool) -> None:
-        plan = plans[job["plan"]]
-        seed = job["spec"]["seed"]
-        unit = (seed, job["candidate"])
+    def record(job: Job, result: dict, *, store: bool) -> None:
+        plan = plans[job.plan]
+        seed = job.spec["seed"]
+        unit = (seed, job.candidate)
         plan.results[unit] = result
-        for twin in twins.get(id(job), ()):
-            plans[twin["plan"]].results[unit] = result
+        key = key_of(job)
+        for twin in twins.get(key, ()):
+            plans[twin.plan].results[unit] = result
         # saved the moment it finishes: a crash later loses nothing. A diverged seed is as deterministic
         # as a finished one (it would diverge again), so it is kept too; other failures are retried.
-        key = key_of(job)
         if store and key is not None and (result["status"] == "ok"
                                           or str(result.get("error", "")).startswith("diverged at")):
             cache.put(key, result)
@@ -94,21 +102,21 @@ def run_plans(plans: list[CellPlan], params: dict, *, echo=print, progress: bool
             cache.unlock(locks.pop(key))
         checked = check_finite(result)  # a diverged seed is cached as trained, recorded as failed
         if checked["status"] != "ok":
-            echo(f"{plan.label} seed {seed} FAILED: {checked.get('error')}")
+            say(f"{plan.label} seed {seed} FAILED: {checked.get('error')}")
         finished.append(seed)
         if bar is not None:  # a failed or killed job still counts its whole budget
-            if "job_index" in job:
-                on_epochs(job["job_index"], job["spec"]["hp"]["epochs"])
-            else:
-                bar.update(job["spec"]["hp"]["epochs"])
+            if job.job_index is not None:  # trained here: top up what its epochs reported
+                on_epochs(job.job_index, job.spec["hp"]["epochs"])
+            else:  # another process trained it
+                bar.update(job.spec["hp"]["epochs"])
             bar.set_postfix_str(f"runs done {len(finished)}/{len(jobs)}, last {plan.label} seed {seed}")
 
-    def on_result(job: dict, result: dict) -> None:
+    def on_result(job: Job, result: dict) -> None:
         record(job, result, store=True)
 
     report = on_epochs if bar is not None else None
 
-    def dispatch(batch: list[dict]) -> None:
+    def dispatch(batch: list[Job]) -> None:
         if not batch:
             return
         done_epochs.clear()  # job indices restart with each batch
@@ -139,7 +147,7 @@ def run_plans(plans: list[CellPlan], params: dict, *, echo=print, progress: bool
             mine.append(job)
         dispatch(mine)
         if theirs:
-            echo(f"waiting for {len(theirs)} seed run(s) another netzbench process is training")
+            say(f"waiting for {len(theirs)} seed run(s) another netzbench process is training")
         retry = []
         for job in theirs:
             key = key_of(job)
@@ -158,15 +166,16 @@ def run_plans(plans: list[CellPlan], params: dict, *, echo=print, progress: bool
 
 
 def train_cell(task_id: str, model: str, params: dict, out_path: str | Path, *, role: str = "roster",
-               model_args: dict | None = None, data_root: str | Path = "data", echo=print,
+               model_args: dict | None = None, data_root: str | Path = "data",
                progress: bool = True) -> dict:
-    """Train (or recall) every seed of the cell and write its run record to ``out_path``."""
-    plan = plan_cell(task_id, model, params, role=role, model_args=model_args, data_root=data_root, echo=echo)
-    run_plans([plan], params, echo=echo, progress=progress)
+    """Train (or recall) every seed of the cell and write its run record to ``out_path``; returns the
+    record as a dict (:meth:`~netzbench.records.RunRecord.to_dict`: what the report reads)."""
+    plan = plan_cell(task_id, model, params, role=role, model_args=model_args, data_root=data_root)
+    run_plans([plan], params, progress=progress)
     record = plan.finish()
     try:
         write_record(out_path, record)
     except OSError as exc:  # e.g. a full disk: the record is written atomically, so nothing torn is left
         raise RecordError(f"{out_path}: cannot write the run record ({exc.strerror or exc}); the seeds stored in "
                           "the per-seed cache are reused when the stage runs again") from None
-    return record
+    return record.to_dict()

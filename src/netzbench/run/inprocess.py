@@ -10,17 +10,18 @@ notebook class, an inline factory) can only run here.
 
 from __future__ import annotations
 
+from .job import Job
 from .worker import run_seed
 
 
-def run_jobs(jobs: list[dict], on_result, on_epochs=None) -> None:
+def run_jobs(jobs: list[Job], on_result, on_epochs=None) -> None:
     """Run ``jobs`` in order; ``on_result(job, result)`` after each, ``on_epochs(job_index, epoch)`` as it trains."""
     import torch
 
     threads = torch.get_num_threads()
     try:
         for i, job in enumerate(jobs):
-            job["job_index"] = i
+            job = job.placed(i)
             report = (lambda epoch, i=i: on_epochs(i, epoch)) if on_epochs is not None else (lambda epoch: None)
             on_result(job, run_seed(job, on_epoch=report))
     finally:

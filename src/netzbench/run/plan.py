@@ -7,11 +7,12 @@ if given, else that budget), decides cheap outcomes first (an incompatible pair
 or unavailable data never imports torch for a built-in model), computes the
 per-seed cache keys (:mod:`netzbench.identity`), takes finished seeds from
 the cache and lists the jobs still to run. :meth:`CellPlan.finish` turns the
-results into the run record.
+results into the run record (a :class:`~netzbench.records.RunRecord`).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from dataclasses import dataclass, field
@@ -23,11 +24,14 @@ from ..graphs.layout import data_hash, read_meta, seed_data_hash
 from ..identity import code_version, seed_key, task_spec
 from ..models.registry import builtin_baseline, builtin_families, resolve_model
 from ..protocol import for_task, resolve, trained
-from ..records import SCHEMA_VERSION, cell_status, check_finite, software_versions
+from ..records import SCHEMA_VERSION, RunRecord, cell_status, check_finite, software_versions
 from ..training.search import candidates as search_candidates
 from ..training.search import select as select_candidate
 from ..training.search import validation_series
 from .cache import SeedCache
+from .job import Job
+
+log = logging.getLogger(__name__)
 
 
 def resolve_epochs(params: dict, task_id: str, meta: dict, task_dir: Path) -> tuple[int, str]:
@@ -68,14 +72,18 @@ def display_name(model: str, model_args: dict | None) -> str:
 
 @dataclass
 class CellPlan:
-    """One cell: its record so far, the cache keys, cached results, the jobs to run."""
+    """One cell: its record so far, the cache keys, cached results, the jobs to run.
+
+    ``record`` holds the :class:`~netzbench.records.RunRecord` fields known before training (all
+    but ``seeds``, ``status`` and ``reason``); :meth:`finish` completes it.
+    """
 
     record: dict
     seeds: list[int]
     grid: list[dict] = field(default_factory=list)
     keys: dict = field(default_factory=dict)
     results: dict = field(default_factory=dict)
-    jobs: list[dict] = field(default_factory=list)
+    jobs: list[Job] = field(default_factory=list)
     decided: dict | None = None  # seed -> result when the cell is decided without training
     outcome: str | None = None  # "incompatible" or "unavailable" when decided without training
     reason: str | None = None
@@ -85,7 +93,7 @@ class CellPlan:
     def label(self) -> str:
         return f"{self.record['task']}/{self.record['model']}"
 
-    def finish(self) -> dict:
+    def finish(self) -> RunRecord:
         """The run record (seeds keyed by seed; search selection applied; diverged seeds failed)."""
         self.results = {key: check_finite(entry) for key, entry in self.results.items()}
         if self.decided is not None:
@@ -94,12 +102,9 @@ class CellPlan:
             per_seed = {s: self.results[s, 0] for s in self.seeds}
         else:
             per_seed = {s: self._selected(s) for s in self.seeds}
-        record = dict(self.record)
-        record["seeds"] = {str(s): per_seed[s] for s in self.seeds}
-        record["status"] = cell_status(record["seeds"].values())
-        if self.reason:
-            record["reason"] = self.reason
-        return record
+        seeds = {str(s): per_seed[s] for s in self.seeds}
+        done = {"reason": self.reason} if self.reason else {}
+        return RunRecord(**self.record, seeds=seeds, status=cell_status(seeds.values()), **done)
 
     def _selected(self, seed: int) -> dict:
         runs = [self.results[seed, c] for c in range(len(self.grid))]
@@ -138,13 +143,15 @@ def _families(model: str, model_args: dict, model_spec) -> tuple[frozenset, str 
 
 def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", model_args: dict | None = None,
               data_root: str | Path = "data", task_dir: str | Path | None = None, model_spec=None,
-              echo=print) -> CellPlan:
+              quiet: bool = False) -> CellPlan:
     """Resolve a cell: decide it cheaply (incompatible, unavailable), or list its uncached jobs.
 
     The task is read from ``task_dir`` (default ``data_root/<task_id>``). ``model_spec`` is a
     :class:`~netzbench.models.registry.ModelSpec` of a model defined in memory (the Python API):
-    such a cell runs only in-process and is never cached.
+    such a cell runs only in-process and is never cached. ``quiet``: what the plan says is logged at
+    DEBUG, not INFO (for callers that plan many cells and report them in aggregate).
     """
+    say = log.debug if quiet else log.info
     task_dir = Path(task_dir) if task_dir is not None else Path(data_root) / task_id
     meta = read_meta(task_dir)
     if not {"family", "split"} <= set(meta):
@@ -189,7 +196,7 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
     if family not in families:
         plan.reason = f"{model} does not serve {family} (it serves {', '.join(sorted(families))})"
         record["data_hash"] = None
-        echo(f"{task_id}/{model}: incompatible: {plan.reason}")
+        say(f"{task_id}/{model}: incompatible: {plan.reason}")
         plan.outcome = "incompatible"
         plan.decided = {s: {"status": plan.outcome, "reason": plan.reason} for s in seeds}
         return plan
@@ -198,7 +205,7 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
     record["card"] = card_summary(task_dir, record["data_hash"])  # key figures and warnings, for the report
     if meta.get("status") != "ok":
         plan.reason = f"data for {task_id} unavailable: {meta.get('reason', 'unknown reason')}"
-        echo(f"{task_id}/{model}: {plan.reason}")
+        say(f"{task_id}/{model}: {plan.reason}")
         plan.outcome = "unavailable"
         plan.decided = {s: {"status": plan.outcome, "reason": plan.reason} for s in seeds}
         return plan
@@ -213,20 +220,18 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
     # a unit of work is (seed, candidate); without a search there is one candidate: the protocol's hp
     hps = [{**hp, **c} for c in plan.grid] or [hp]
     if plan.grid:
-        echo(f"{task_id}/{model}: search over {len(plan.grid)} candidates per seed: {len(plan.grid)}x the "
-             f"training cost of the unsearched protocol ({len(plan.grid) * len(seeds)} runs)")
+        say(f"{task_id}/{model}: search over {len(plan.grid)} candidates per seed: {len(plan.grid)}x the "
+            f"training cost of the unsearched protocol ({len(plan.grid) * len(seeds)} runs)")
         record["search"] = {"space": params["search"]["space"], "method": params["search"].get("method", "grid"),
                             "n": params["search"].get("n"), "seed": params["search"].get("seed", 0),
                             "candidates": plan.grid,
                             "criterion": f"{validation_series(metric)} at the final evaluated epoch"}
     cache = SeedCache() if plan.cacheable else None
-    base_job = {"data_dir": str(task_dir.resolve()), "meta": meta,
-                # workers fork from a long-lived server: give them this process's cwd and import path
-                "cwd": os.getcwd(), "sys_path": list(sys.path), "threads": record["threads"], "device": device,
-                "timeout_s": params["exec"].get("timeout_s"), "max_rss_gb": params["exec"].get("max_rss_gb"),
-                "arithmetic": record["arithmetic"]}
-    if model_spec is not None:
-        base_job["model_spec"] = model_spec
+    how = {"data_dir": str(task_dir.resolve()), "meta": meta,
+           # workers fork from a long-lived server: give them this process's cwd and import path
+           "cwd": os.getcwd(), "sys_path": list(sys.path), "threads": record["threads"], "device": device,
+           "timeout_s": params["exec"].get("timeout_s"), "max_rss_gb": params["exec"].get("max_rss_gb"),
+           "arithmetic": record["arithmetic"], "model_spec": model_spec}
     seed_data = {s: seed_data_hash(task_dir, s) for s in seeds}
     for s in seeds:
         for c, hp_c in enumerate(hps):
@@ -244,5 +249,5 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
             if hit is not None:
                 plan.results[s, c] = {**hit, "cached": True}
             else:
-                plan.jobs.append({**base_job, "spec": spec, "candidate": c})
+                plan.jobs.append(Job(spec=spec, candidate=c, **how))
     return plan

@@ -30,6 +30,7 @@ import sys
 import time
 from multiprocessing.connection import wait
 
+from .job import Job
 from .runtime import scratch_folder
 from .worker import MAX_RETRIES, died_result, huge_page_allocations, init_worker, kill_after, run_seed, stopped_result
 
@@ -69,7 +70,7 @@ class _PipeProgress:
         self.conn.send(("epoch", *msg))
 
 
-def _seed_process(job: dict, conn) -> None:
+def _seed_process(job: Job, conn) -> None:
     """A worker process: one seed; ``("limits",)``, ``("epoch", job_index, n)`` and one
     ``("result", result)`` on ``conn``."""
     init_worker(_PipeProgress(conn), on_limits=lambda: conn.send(("limits",)))
@@ -88,7 +89,7 @@ def _failed(exc: BaseException) -> dict:
 class _Worker:
     """One job's process as the parent sees it: its pipe, its deadline, whether it has reported."""
 
-    def __init__(self, ctx, job: dict):
+    def __init__(self, ctx, job: Job):
         self.job = job
         self.conn, writer = ctx.Pipe(duplex=False)
         self.proc = ctx.Process(target=_seed_process, args=(job, writer))  # not daemonic: a model may fork
@@ -122,7 +123,7 @@ class _Worker:
                 if on_epochs is not None:
                     on_epochs(msg[1], msg[2])
             elif msg[0] == "limits":
-                after = kill_after(self.job)
+                after = kill_after(self.job.timeout_s)
                 self.armed_at = time.time()
                 self.deadline = None if after is None else time.monotonic() + after
             elif msg[0] == "result":
@@ -135,7 +136,7 @@ class _Worker:
         self.conn.close()
 
 
-def _run_processes(jobs: list[dict], workers: int, on_result, on_epochs, ctx) -> list[dict]:
+def _run_processes(jobs: list[Job], workers: int, on_result, on_epochs, ctx) -> list[Job]:
     """Run ``jobs``, ``workers`` processes at a time, a fresh one per job; returns the jobs whose
     process died without a result (to retry)."""
     pending, running, died = list(jobs), [], []
@@ -174,7 +175,7 @@ def _run_processes(jobs: list[dict], workers: int, on_result, on_epochs, ctx) ->
                 elif w.deadline is not None and time.monotonic() >= w.deadline:  # it swallowed its alarm
                     w.stop()
                     running.remove(w)
-                    on_result(w.job, stopped_result(w.job, w.armed_at))
+                    on_result(w.job, stopped_result(w.job.timeout_s, w.armed_at))
         for w in leaving:
             w.proc.join(max(0.0, w.reported_at + _EXIT_S - time.monotonic()))
     finally:
@@ -183,17 +184,16 @@ def _run_processes(jobs: list[dict], workers: int, on_result, on_epochs, ctx) ->
     return died
 
 
-def run_jobs(jobs: list[dict], workers: int, on_result, on_epochs=None, *, warm_s: float = 0.0) -> None:
+def run_jobs(jobs: list[Job], workers: int, on_result, on_epochs=None, *, warm_s: float = 0.0) -> None:
     """Run ``jobs`` on ``workers`` processes; ``on_result(job, result)`` as each ends,
     ``on_epochs(job_index, epochs_done)`` as workers progress. With ``warm_s`` > 0 the processes
     are children of the warm server (:mod:`.warm`, kept ``warm_s`` seconds after its last seed);
-    jobs it cannot take run in this process's own pool."""
+    jobs it cannot take run in this process's own pool. ``on_result`` gets the job as placed here
+    (:meth:`.job.Job.placed`: its index and scratch folder set)."""
     if not jobs:
         return
     with scratch_folder() as scratch:
-        for i, job in enumerate(jobs):
-            job["job_index"] = i
-            job["tmp_dir"] = scratch
+        jobs = [job.placed(i, scratch) for i, job in enumerate(jobs)]
         if warm_s > 0:
             from .warm import WarmUnavailable, run_jobs_warm
 

@@ -21,10 +21,11 @@ Python environment (netzbench installed, user models importable).
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from .arithmetic import PORTABLE_ENV
-
+from .job import Job
 from .worker import MAX_RETRIES
 
 INSTALL_HINT = "exec.executor is 'ray' but Ray is not installed: pip install 'netzbench[ray]'"
@@ -47,32 +48,32 @@ def connect(params: dict):
     return ray
 
 
-def _remote_run(job: dict, data_bytes: bytes | None) -> dict:
+def _remote_run(job: Job, data_bytes: bytes | None) -> dict:
     from .worker import run_seed
 
-    if data_bytes is not None:
-        job = {**job, "data_bytes": data_bytes}
+    if data_bytes is not None:  # resolved by Ray from the object store: the data without a shared filesystem
+        job = replace(job, data_bytes=data_bytes)
     return run_seed(job)
 
 
-def run_jobs_ray(jobs: list[dict], params: dict, on_result, on_epochs=None) -> None:
+def run_jobs_ray(jobs: list[Job], params: dict, on_result, on_epochs=None) -> None:
     """Submit every job at once; call ``on_result(job, result)`` as each one finishes."""
     ray = connect(params)
     remote = ray.remote(max_calls=1, max_retries=MAX_RETRIES, retry_exceptions=False)(_remote_run)
     shipped: dict[str, object] = {}
     pending = {}
     for i, job in enumerate(jobs):
-        job["job_index"] = i
+        job = job.placed(i)
         ref = None
-        if not job.get("meta", {}).get("synthetic"):
-            path = str(Path(job["data_dir"]) / "graph.npz")
+        if not job.meta.get("synthetic"):
+            path = str(Path(job.data_dir) / "graph.npz")
             if path not in shipped:
                 shipped[path] = ray.put(Path(path).read_bytes())
             ref = shipped[path]
-        options = {"num_cpus": int(job.get("threads", 1))}
-        if job.get("arithmetic") == "portable":  # set in the worker before it imports torch
+        options = {"num_cpus": int(job.threads)}
+        if job.arithmetic == "portable":  # set in the worker before it imports torch
             options["runtime_env"] = {"env_vars": dict(PORTABLE_ENV)}
-        if job.get("device") == "cuda":
+        if job.device == "cuda":
             options["num_gpus"] = 1
         pending[remote.options(**options).remote(job, ref)] = job
     while pending:

@@ -57,6 +57,7 @@ import fcntl
 import hashlib
 import importlib.util
 import json
+import logging
 import os
 import queue as queue_mod
 import signal
@@ -70,8 +71,11 @@ from pathlib import Path
 from ..identity import PACKAGE_DIR, source_hash
 from ..params import DEFAULTS, ParamsError
 from . import wire
+from .job import Job
 from .runtime import (NotPrivate, parent_pid, private_folder, process_argv, process_uid, read_secret,
                       signal_verified)
+
+log = logging.getLogger(__name__)
 
 #: seconds a server stays after its last seed when params say nothing (``exec.warm_s``'s default)
 DEFAULT_IDLE_S = DEFAULTS["exec"]["warm_s"]
@@ -243,15 +247,14 @@ def servers() -> list[tuple[str, int]]:
     return _scan()[0]
 
 
-def stop_servers(echo=None) -> int:
+def stop_servers() -> int:
     """Ask every warm server of this user to leave now (seeds running in its children finish);
     returns how many were asked. A pid file that names no server of ours (a process that took a dead
-    server's pid) is removed and ``echo`` told; that process is not signalled."""
+    server's pid) is removed and said so (logged); that process is not signalled."""
     found, stale = _scan()
     for pid_file, text in stale:
         pid_file.unlink(missing_ok=True)
-        if echo is not None:
-            echo(f"{pid_file}: pid {text} is not a warm server of this user; not signalled, stale pid file removed")
+        log.info(f"{pid_file}: pid {text} is not a warm server of this user; not signalled, stale pid file removed")
     asked = 0
     for fp, pid in found:
         sock = runtime_dir() / f"{fp}.sock"
@@ -305,18 +308,18 @@ def _kill_child(child: int, server: int) -> None:
     signal_verified(child, signal.SIGKILL, lambda pid: parent_pid(pid) == server and process_uid(pid) == os.getuid())
 
 
-def _follow(conn: socket.socket, job: dict, child: int, server: int, out: queue_mod.Queue) -> tuple:
+def _follow(conn: socket.socket, job: Job, child: int, server: int, out: queue_mod.Queue) -> tuple:
     """Pass the child's epochs on to ``out`` until its result; kill it at its deadline. Returns
     ``("done", job, result)`` or ``("lost", job, why)`` (a result JSON cannot carry)."""
     from .worker import kill_after, stopped_result
 
-    after, deadline, armed = kill_after(job), None, None
+    after, deadline, armed = kill_after(job.timeout_s), None, None
     while True:
         if deadline is not None:
             left = deadline - time.monotonic()
             if left <= 0:
                 _kill_child(child, server)
-                return "done", job, stopped_result(job, armed)
+                return "done", job, stopped_result(job.timeout_s, armed)
             conn.settimeout(left)
         try:
             msg = wire.recv(conn)
@@ -336,7 +339,7 @@ def _follow(conn: socket.socket, job: dict, child: int, server: int, out: queue_
             raise wire.ProtocolError(f"unexpected message {str(msg)[:80]}")
 
 
-def _run_one(job: dict, payload: bytes, sock: Path, idle_s: float, out: queue_mod.Queue) -> None:
+def _run_one(job: Job, payload: bytes, sock: Path, idle_s: float, out: queue_mod.Queue) -> None:
     """Run ``job`` (``payload``: its frame) in a child of the server at ``sock``; put ``("epoch", i, n)``
     and one ``("done", job, result)`` (result None: the child died) or ``("lost", job, why)`` (no
     server to run it, or a result that cannot cross: the caller's pool runs it) on ``out``."""
@@ -360,7 +363,7 @@ def _run_one(job: dict, payload: bytes, sock: Path, idle_s: float, out: queue_mo
     out.put(("lost", job, why))
 
 
-def run_jobs_warm(jobs: list[dict], workers: int, idle_s: float, on_result, on_epochs=None) -> list[dict]:
+def run_jobs_warm(jobs: list[Job], workers: int, idle_s: float, on_result, on_epochs=None) -> list[Job]:
     """Run ``jobs`` in children of the warm server, ``workers`` at a time. ``on_result(job, result)``
     and ``on_epochs(job_index, epoch)`` are called in this thread. A child that died is retried like
     a dead pool worker's job; returns the jobs no server could take or JSON cannot carry (the caller
@@ -372,7 +375,7 @@ def run_jobs_warm(jobs: list[dict], workers: int, idle_s: float, on_result, on_e
     pending, lost, payloads = [], [], {}
     for job in jobs:
         try:
-            payloads[id(job)] = wire.encode(job)
+            payloads[id(job)] = wire.encode(job.to_wire())
         except wire.Unencodable:  # e.g. a model object from the Python API: the pool pickles it to its own worker
             lost.append(job)
         else:

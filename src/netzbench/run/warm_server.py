@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from . import wire
+from .job import Job
 from .runtime import why_unsafe, write_secret
 from .warm import _HELLO_LIMIT, _HELLO_S, _read_small
 
@@ -62,10 +63,10 @@ def _child(conn: socket.socket, secret: str) -> None:
     wire.send(conn, ["started", os.getpid()])
     try:
         _, fds, _, _ = socket.recv_fds(conn, 1, 2)  # the client's stdout and stderr
-        job = wire.recv(conn)
+        job = Job.from_wire(wire.recv(conn))
     except (EOFError, OSError, wire.ProtocolError):
         return
-    if len(fds) != 2 or type(job) is not dict:
+    if len(fds) != 2:
         return
     conn.settimeout(None)
     for target, fd in zip((1, 2), fds):  # what a seed prints goes where a pool worker's would: the stage's output

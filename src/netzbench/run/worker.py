@@ -1,6 +1,6 @@
 """One job in a worker: thread pinning, limits, data, then :func:`netzbench.training.seed.fit_seed`.
 
-A job is a plain dict: ``spec`` (what is computed: task spec, model,
+A job is a :class:`.job.Job`: ``spec`` (what is computed: task spec, model,
 hyperparameters, seed -- exactly what the cache key hashes besides the data
 and code) and how to run it (data folder, working directory, threads,
 device, limits). The result is a plain dict that goes into the run record
@@ -27,6 +27,8 @@ import signal
 import sys
 import tempfile
 import time
+
+from .job import Job
 
 #: progress queue of this worker process (set by :func:`init_worker`)
 _PROGRESS = None
@@ -81,20 +83,21 @@ def timeout_error(timeout_s) -> str:
     return f"timeout: stopped after exec.timeout_s = {timeout_s} s"
 
 
-def kill_after(job: dict) -> float | None:
-    """Seconds after its limits apply at which the parent kills the job's process (None: no limit,
-    or one the worker refuses by itself)."""
+def kill_after(timeout_s) -> float | None:
+    """Seconds after its limits apply at which the parent kills the process of a job with
+    ``exec.timeout_s`` = ``timeout_s`` (None: no limit, or one the worker refuses by itself)."""
     try:
-        timeout = _limit("timeout_s", job.get("timeout_s"))
+        timeout = _limit("timeout_s", timeout_s)
     except ValueError:
         return None
     return None if timeout is None else timeout + KILL_GRACE_S
 
 
-def stopped_result(job: dict, started_at: float) -> dict:
-    """The result of a seed the parent killed at its deadline (limits armed at Unix time ``started_at``)."""
+def stopped_result(timeout_s, started_at: float) -> dict:
+    """The result of a seed the parent killed at its ``timeout_s`` deadline (limits armed at Unix time
+    ``started_at``)."""
     now = time.time()
-    return {"status": "failed", "error": timeout_error(job.get("timeout_s")), "seconds": now - started_at,
+    return {"status": "failed", "error": timeout_error(timeout_s), "seconds": now - started_at,
             "started_at": started_at, "finished_at": now}
 
 
@@ -165,21 +168,21 @@ def device_type(requested: str) -> str:
     return resolve_device(requested).type
 
 
-def job_arrays(job: dict) -> dict:
+def job_arrays(job: Job) -> dict:
     """The processed arrays of the job's task for its seed (shipped bytes on Ray, else the data folder)."""
-    if job.get("data_bytes") is not None:
+    if job.data_bytes is not None:
         import io
 
         import numpy as np
 
-        with np.load(io.BytesIO(job["data_bytes"]), allow_pickle=False) as npz:
+        with np.load(io.BytesIO(job.data_bytes), allow_pickle=False) as npz:
             return {name: npz[name] for name in npz.files}
     from ..graphs.layout import task_arrays
 
-    return task_arrays(job["data_dir"], job["spec"]["seed"], job.get("meta"))
+    return task_arrays(job.data_dir, job.spec["seed"], job.meta)
 
 
-def run_seed(job: dict, on_epoch=None) -> dict:
+def run_seed(job: Job, on_epoch=None) -> dict:
     """Train the job and return ``{status, history, epochs, seconds, num_params, peak_rss_mb,
     started_at, finished_at}`` (the last two: Unix times, from which the report measures elapsed time).
 
@@ -190,23 +193,23 @@ def run_seed(job: dict, on_epoch=None) -> dict:
     try:
         result = _run_seed(job, on_epoch)
     except SeedTimeout:  # the alarm rang while a failure was being recorded (its handlers are past)
-        result = {"status": "failed", "error": timeout_error(job.get("timeout_s")), "seconds": time.time() - started}
+        result = {"status": "failed", "error": timeout_error(job.timeout_s), "seconds": time.time() - started}
     result["started_at"], result["finished_at"] = started, time.time()
     return result
 
 
-def _run_seed(job: dict, on_epoch) -> dict:
+def _run_seed(job: Job, on_epoch) -> dict:
     from ..training.seed import failure
 
     t0 = time.perf_counter()
     in_process = on_epoch is not None
     try:
         if not in_process:
-            if job.get("cwd") and os.path.isdir(job["cwd"]):  # not on a remote Ray node
-                os.chdir(job["cwd"])
-            if job.get("tmp_dir") and os.path.isdir(job["tmp_dir"]):
-                tempfile.tempdir = job["tmp_dir"]  # PyG's generated modules: removed with the stage's folder
-            for entry in reversed(job.get("sys_path") or []):
+            if job.cwd and os.path.isdir(job.cwd):  # not on a remote Ray node
+                os.chdir(job.cwd)
+            if job.tmp_dir and os.path.isdir(job.tmp_dir):
+                tempfile.tempdir = job.tmp_dir  # PyG's generated modules: removed with the stage's folder
+            for entry in reversed(job.sys_path or []):
                 if entry not in sys.path:
                     sys.path.insert(0, entry)
             huge_page_allocations()  # a Ray worker imports torch here first; a pool worker already has it
@@ -216,39 +219,39 @@ def _run_seed(job: dict, on_epoch) -> dict:
         from ..training.seed import fit_seed
         from .arithmetic import check as check_arithmetic
 
-        check_arithmetic(job.get("arithmetic", "native"))
+        check_arithmetic(job.arithmetic)
 
-        torch.set_num_threads(int(job["threads"]))
+        torch.set_num_threads(int(job.threads))
         if not in_process:
-            apply_limits(job.get("timeout_s"), job.get("max_rss_gb"))
+            apply_limits(job.timeout_s, job.max_rss_gb)
             if _ON_LIMITS is not None:
                 _ON_LIMITS()
-            index = job.get("job_index", 0)
+            index = job.job_index or 0
             on_epoch = lambda epoch: _report(index, epoch)  # noqa: E731
-        spec = job["spec"]
-        model = job.get("model_spec") or resolve_model(spec["model"], spec["model_args"])
+        spec = job.spec
+        model = job.model_spec or resolve_model(spec["model"], spec["model_args"])
         try:
             arrays = job_arrays(job)
         except Exception as exc:  # noqa: BLE001 - a per-seed generator or a user's seed-aware loader
-            meta = job.get("meta") or {}
+            meta = job.meta or {}
             who = (meta.get("generator_params") or {}).get("loader") or meta.get("generator") or "its data files"
             raise DataLoadError(f"task {spec['task']!r}, seed {spec['seed']}: loading the data ({who}) raised "
                                 f"{type(exc).__name__}: {exc}") from exc
         result = fit_seed(model, spec["task_spec"]["family"], spec["task_spec"]["split"], arrays,
-                          spec["seed"], spec["hp"], device=resolve_device(job.get("device", "cpu")),
+                          spec["seed"], spec["hp"], device=resolve_device(job.device),
                           on_epoch=on_epoch, protocol=spec.get("protocol"))
         result["seconds"] = time.perf_counter() - t0
         return result
     except SeedTimeout:
-        return {**failure(SeedTimeout(f"stopped after exec.timeout_s = {job.get('timeout_s')} s"), t0),
-                "error": timeout_error(job.get("timeout_s"))}
+        return {**failure(SeedTimeout(f"stopped after exec.timeout_s = {job.timeout_s} s"), t0),
+                "error": timeout_error(job.timeout_s)}
     except MemoryError as exc:
         detail = f" ({type(exc).__name__}: {exc})" if str(exc) else ""  # a bare MemoryError has no text
-        return {**failure(exc, t0), "error": f"memory limit: exec.max_rss_gb = {job.get('max_rss_gb')} exceeded{detail}"}
+        return {**failure(exc, t0), "error": f"memory limit: exec.max_rss_gb = {job.max_rss_gb} exceeded{detail}"}
     except RuntimeError as exc:
-        if "allocate" in str(exc) and job.get("max_rss_gb"):
+        if "allocate" in str(exc) and job.max_rss_gb:
             return {**failure(exc, t0),
-                    "error": f"memory limit: exec.max_rss_gb = {job.get('max_rss_gb')} exceeded ({str(exc)[:200]})"}
+                    "error": f"memory limit: exec.max_rss_gb = {job.max_rss_gb} exceeded ({str(exc)[:200]})"}
         return failure(exc, t0)
     except Exception as exc:  # recorded, never raised: the sweep goes on
         return failure(exc, t0)

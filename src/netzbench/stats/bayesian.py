@@ -16,10 +16,11 @@ Across tasks: Bayesian signed-rank test (Benavoli, Mangili, Corani, Zaffalon & R
     probability is the fraction of draws in which it is the largest (as
     ``baycomp``'s ``Posterior.probs``; a draw where regions tie exactly --
     every difference zero with ``rope = 0`` -- counts for each tied region
-    equally, where baycomp would give it to the first).  The
-    computation is :class:`baycomp.SignedRankTest` (Demšar, Benavoli &
-    Corani's reference implementation) with ``random_state=seed``, so a
-    given seed gives the same probabilities on every machine; the
+    equally, where baycomp would give it to the first).  The draws and
+    sums are those of :class:`baycomp.SignedRankTest` (Demšar, Benavoli &
+    Corani's reference implementation) with ``random_state=seed``, bit for
+    bit (tested), vectorised over draws; a given seed gives the same
+    probabilities on every machine; the
     Monte-Carlo standard error is at most :math:`0.5/\sqrt{n\_samples}`
     (0.0022 at the default 50,000).  Differences are rounded to the metric
     resolution first (:mod:`.paired`): float32 noise is not a win.
@@ -108,8 +109,6 @@ def signed_rank_test(a, b, rope: float = 0.0, *, n_samples: int = N_SAMPLES, see
     sample reproducible (``baycomp``'s ``random_state``); ``prior`` is the
     Dirichlet-process prior strength (baycomp's default 0.5).
     """
-    from baycomp import SignedRankTest  # imported here: only this test needs it
-
     rope = _check_rope(rope)
     n_samples = int(n_samples)
     if n_samples < 1:
@@ -121,11 +120,44 @@ def signed_rank_test(a, b, rope: float = 0.0, *, n_samples: int = N_SAMPLES, see
     d = at_resolution(pdiff.a - pdiff.b, pdiff.unit)
     if rope == 0.0 and not d.any():  # every draw ties the two regions exactly (theta = 1/2)
         return BayesResult(0.5, 0.0, 0.5, rope, pdiff.n, 0.0, True, NOTE_ALL_ZERO)
-    # baycomp: diff = y - x; "left" (y - x < -rope) is x better
-    sample = SignedRankTest.sample(np.zeros(d.size), -d, rope, prior=prior, nsamples=n_samples, random_state=seed)
+    sample = _region_masses(d, rope, prior, n_samples, seed)
     top = sample == sample.max(axis=1, keepdims=True)  # the largest region of each draw; exact ties split evenly
     p_a, p_rope, p_b = (float(v) for v in (top / top.sum(axis=1, keepdims=True)).mean(axis=0))
     return BayesResult(p_a, p_rope, p_b, rope, pdiff.n, float(np.mean(pdiff.a - pdiff.b)))
+
+
+def _heaviside(x: np.ndarray, threshold: float) -> np.ndarray:
+    return (x > threshold).astype(float) + 0.5 * (x == threshold).astype(float)
+
+
+def _region_masses(d: np.ndarray, rope: float, prior: float, n_samples: int, seed: int,
+                   chunk: int = 4096) -> np.ndarray:
+    """Per Dirichlet draw, the posterior masses of (a better, ROPE, b better): an ``(n_samples, 3)`` array.
+
+    The same draws, products and sums, in the same order, as baycomp's ``SignedRankTest.sample(0, -d)``
+    (so the same bits), vectorised over draws: there a Python loop over 50,000 draws took ~1 s per pair.
+    """
+    diff = np.concatenate(([0.0], -d))  # baycomp's y - x with x = 0, y = -d; first: the prior's pseudo-observation
+    m = diff.size
+    sums = (diff[:, None] + diff[None, :]).ravel()
+    weights = np.ones(m)
+    weights[0] = prior
+    draws = np.random.RandomState(seed).dirichlet(weights, n_samples)
+    out = np.zeros((n_samples, 3))
+    below = _heaviside(-sums, 2 * rope)  # y - x below -rope: a better (baycomp's "left")
+    above = _heaviside(sums, 2 * rope)
+    for start in range(0, n_samples, chunk):
+        w = draws[start:start + chunk]
+        # each row the flattened outer product w w^T: summed along a contiguous row, as np.sum of one matrix
+        prod = (w[:, :, None] * w[:, None, :]).reshape(len(w), m * m)
+        if rope > 0:
+            out[start:start + chunk, 0] = (prod * below).sum(axis=1)
+        out[start:start + chunk, 2] = (prod * above).sum(axis=1)
+    if rope > 0:
+        out[:, 1] = -out[:, 0] - out[:, 2] + 1
+    else:
+        out[:, 0] = -out[:, 2] + 1
+    return out
 
 
 def correlated_t_test(a, b, rope: float = 0.0, rho: float = 0.0, resolution: float = RESOLUTION) -> BayesResult:

@@ -21,10 +21,9 @@ that source fail with a clear "could not be obtained" message.
 
 from __future__ import annotations
 
+from ..readers import networks
 from ..table import TaskSpec, RawFile, Source, Dataset, add_dataset, add_task
 
-_LP = "netzbench.catalog.readers.networks:link_pred"
-_LP_DIRECTED = "netzbench.catalog.readers.networks:link_pred_directed"
 _SPLIT = "random_edge_80_10_10"
 
 
@@ -59,7 +58,7 @@ def _add(id: str, name: str, category: str, description: str, license: str, cita
          directed: bool = False) -> None:
     add_dataset(Dataset(
         id=id, name=name, category=category, families=("link_pred",), description=description,
-        license=license, citation=citation, processor=_LP_DIRECTED if directed else _LP,
+        license=license, citation=citation, processor=networks.link_pred_directed if directed else networks.link_pred,
         sources=sources, mirror=mirror, in_paper=True,
     ))
     add_task(TaskSpec(id, id, "link_pred", epochs, _SPLIT, task))

@@ -1,8 +1,7 @@
 """PyG/OGB-backed datasets of biology, social networks and knowledge graphs (Table 4).
 
-Import-light: only the table is imported here; the processors in
-:mod:`netzbench.catalog.readers.pyg_datasets` import torch_geometric (and the
-optional ``ogb``) when they run.
+Import-light: the processors named here, in :mod:`netzbench.catalog.readers.pyg_datasets` and
+:mod:`netzbench.catalog.loaders`, import torch_geometric (and the optional ``ogb``) only when they run.
 
 Mirror status (shared/datasets): proteins, enzymes, citeseer, minesweeper,
 tolokers, fb15k_237 and wordnet18rr are complete; pubmed lacks
@@ -16,9 +15,10 @@ from __future__ import annotations
 
 import dataclasses
 
+from .. import loaders
+from ..readers import pyg_datasets
 from ..table import PLANETOID_URL, Dataset, RawFile, Source, TaskSpec, add_dataset, add_task, planetoid_files
 
-_R = "netzbench.catalog.readers.pyg_datasets"
 _HETERO_URL = "https://github.com/yandex-research/heterophilous-graphs/raw/main/data/{file}"
 _OGB_LICENSE_MOL = "MIT (OGB; molecules from MoleculeNet)"
 _OGB_CITE = "Hu et al. 2020, Open Graph Benchmark: Datasets for Machine Learning on Graphs"
@@ -65,7 +65,7 @@ add_dataset(Dataset(
     license=("not stated by the source; cite Borgwardt et al. 2005, Dobson & Doig 2003 and "
              "Morris et al. 2020 (TUDataset)"),
     citation="Borgwardt et al. 2005; Dobson & Doig 2003; Morris et al. 2020 (TUDataset)",
-    processor="netzbench.catalog.loaders:tudataset",
+    processor=loaders.tudataset,
     sources=(Source("zip", "https://www.chrsmrrs.com/graphkerneldatasets/PROTEINS.zip", "tu",
                     _raw(_PROTEINS_SHA, _PROTEINS_SHA)),),
     mirror="proteins",
@@ -83,7 +83,7 @@ add_dataset(Dataset(
     license=("not stated by the source; cite Borgwardt et al. 2005, Schomburg et al. 2004 and "
              "Morris et al. 2020 (TUDataset)"),
     citation="Borgwardt et al. 2005; Schomburg et al. 2004 (BRENDA); Morris et al. 2020 (TUDataset)",
-    processor="netzbench.catalog.loaders:tudataset",
+    processor=loaders.tudataset,
     sources=(Source("zip", "https://www.chrsmrrs.com/graphkerneldatasets/ENZYMES.zip", "tu",
                     _raw(_ENZYMES_SHA, _ENZYMES_SHA)),),
     mirror="enzymes",
@@ -104,7 +104,7 @@ add_dataset(Dataset(
     ),
     license=_LRGB_LICENSE,
     citation="Dwivedi et al. 2022, Long Range Graph Benchmark; Singh et al. 2016 (SATPdb)",
-    processor=f"{_R}:peptides_func",
+    processor=pyg_datasets.peptides_func,
     sources=(Source("zip", "https://www.dropbox.com/s/ycsq37q8sxs1ou8/peptidesfunc.zip?dl=1",
                     "lrgb-peptides", _raw(_LRGB)),),
 ))
@@ -120,7 +120,7 @@ add_dataset(Dataset(
     ),
     license=_LRGB_LICENSE,
     citation="Dwivedi et al. 2022, Long Range Graph Benchmark; Singh et al. 2016 (SATPdb)",
-    processor=f"{_R}:peptides_struct",
+    processor=pyg_datasets.peptides_struct,
     sources=(Source("zip", "https://www.dropbox.com/s/zgv4z8fcpmknhs8/peptidesstruct.zip?dl=1",
                     "lrgb-peptides", _raw(_LRGB)),),
 ))
@@ -139,7 +139,7 @@ add_dataset(Dataset(
     ),
     license=_OGB_LICENSE_MOL,
     citation=f"{_OGB_CITE}; Wu et al. 2018 (MoleculeNet)",
-    processor=f"{_R}:ogbg_molhiv",
+    processor=pyg_datasets.ogbg_molhiv,
     sources=(Source("zip", "http://snap.stanford.edu/ogb/data/graphproppred/csv_mol_download/hiv.zip", "ogb",
                     _ogb(_OGBG_FILES)),),
 ))
@@ -154,7 +154,7 @@ add_dataset(Dataset(
     ),
     license=_OGB_LICENSE_MOL,
     citation=f"{_OGB_CITE}; Wu et al. 2018 (MoleculeNet)",
-    processor=f"{_R}:ogbg_molpcba",
+    processor=pyg_datasets.ogbg_molpcba,
     sources=(Source("zip", "http://snap.stanford.edu/ogb/data/graphproppred/csv_mol_download/pcba.zip", "ogb",
                     _ogb(_OGBG_FILES)),),
 ))
@@ -175,7 +175,7 @@ add_dataset(Dataset(
     license="not stated by the source; cite Zitnik & Leskovec 2017 and Hamilton et al. 2017",
     citation="Zitnik & Leskovec 2017, Predicting multicellular function through multi-layer tissue networks; "
              "Hamilton, Ying, Leskovec 2017 (GraphSAGE)",
-    processor=f"{_R}:ppi",
+    processor=pyg_datasets.ppi,
     sources=(Source("zip", "https://data.dgl.ai/dataset/ppi.zip", "ppi", _raw(_PPI_FILES)),),
 ))
 
@@ -217,7 +217,7 @@ add_dataset(Dataset(
     ),
     license="MIT (kimiyoung/planetoid)",
     citation="Giles et al. 1998; Sen et al. 2008; Yang, Cohen, Salakhutdinov 2016 (Planetoid split)",
-    processor="netzbench.catalog.loaders:planetoid",
+    processor=loaders.planetoid,
     sources=(Source("files", PLANETOID_URL, "planetoid", planetoid_files("citeseer", _CITESEER_SHA)),),
     mirror="citeseer",
 ))
@@ -233,7 +233,7 @@ add_dataset(Dataset(
     ),
     license="MIT (kimiyoung/planetoid)",
     citation="Namata et al. 2012; Yang, Cohen, Salakhutdinov 2016 (Planetoid split)",
-    processor="netzbench.catalog.loaders:planetoid",
+    processor=loaders.planetoid,
     sources=(Source("files", PLANETOID_URL, "planetoid", tuple(
         dataclasses.replace(f, git_blob=_PUBMED_ALLX_GIT_BLOB) if f.name == "ind.pubmed.allx" else f
         for f in planetoid_files("pubmed", _PUBMED_SHA))),),
@@ -252,7 +252,7 @@ add_dataset(Dataset(
     license="not stated in the raw file; repository pmernyei/wiki-cs-dataset (article text from Wikipedia, "
             "CC BY-SA); cite Mernyei & Cangea 2020",
     citation="Mernyei & Cangea 2020, Wiki-CS: A Wikipedia-Based Benchmark for Graph Neural Networks",
-    processor=f"{_R}:wikics",
+    processor=pyg_datasets.wikics,
     sources=(Source("files", "https://github.com/pmernyei/wiki-cs-dataset/raw/master/dataset/{file}", "wikics",
                     _raw(("data.json",))),),
 ))
@@ -283,7 +283,7 @@ for _id, (_name, _what, _sha) in _HETERO.items():
         description=f"{_what} Heterophilous benchmark graph (undirected); its 10 canonical splits are stored [N, 10].",
         license="MIT (yandex-research/heterophilous-graphs LICENCE.txt)",
         citation="Platonov et al. 2023, A critical look at the evaluation of GNNs under heterophily",
-        processor=f"{_R}:heterophilous",
+        processor=pyg_datasets.heterophilous,
         sources=(Source("files", _HETERO_URL, "heterophilous-npz",
                         (RawFile(f"{_id}.npz", f"raw/{_id}.npz", _sha),)),),
         mirror=_id if _sha else None,
@@ -300,7 +300,7 @@ add_dataset(Dataset(
     ),
     license="ODC-BY (OGB, Microsoft Academic Graph)",
     citation=f"{_OGB_CITE}; Wang et al. 2020 (Microsoft Academic Graph)",
-    processor=f"{_R}:ogbn_arxiv",
+    processor=pyg_datasets.ogbn_arxiv,
     sources=(Source("zip", "http://snap.stanford.edu/ogb/data/nodeproppred/arxiv.zip", "ogb", _ogb((
         "RELEASE_v1.txt", "raw/edge.csv.gz", "raw/node-feat.csv.gz", "raw/node-label.csv.gz",
         "raw/node_year.csv.gz", "raw/num-node-list.csv.gz", "raw/num-edge-list.csv.gz",
@@ -322,7 +322,7 @@ add_dataset(Dataset(
     license="GroupLens research license: free for research, no redistribution or commercial use without "
             "permission; cite Harper & Konstan 2015",
     citation="F. M. Harper and J. A. Konstan, The MovieLens Datasets: History and Context, 2015",
-    processor=f"{_R}:movielens_100k",
+    processor=pyg_datasets.movielens_100k,
     sources=(Source("zip", "https://files.grouplens.org/datasets/movielens/ml-100k.zip", "movielens",
                     _raw(("u.item", "u.user", "u1.base", "u1.test"))),),
 ))
@@ -338,7 +338,7 @@ add_dataset(Dataset(
     ),
     license="ODC-BY (OGB, Microsoft Academic Graph)",
     citation=f"{_OGB_CITE}; Wang et al. 2020 (Microsoft Academic Graph)",
-    processor=f"{_R}:ogbl_collab",
+    processor=pyg_datasets.ogbl_collab,
     sources=(Source("zip", "http://snap.stanford.edu/ogb/data/linkproppred/collab.zip", "ogb", _ogb((
         "RELEASE_v1.txt", "raw/edge.csv.gz", "raw/edge_weight.csv.gz", "raw/edge_year.csv.gz",
         "raw/node-feat.csv.gz", "raw/num-node-list.csv.gz", "raw/num-edge-list.csv.gz",
@@ -367,7 +367,7 @@ add_dataset(Dataset(
     license="not stated by the source README; triples derive from Freebase (data dumps under CC BY 2.5); "
             "cite Toutanova & Chen 2015",
     citation="Toutanova & Chen 2015, Observed versus latent features for knowledge base and text inference",
-    processor=f"{_R}:fb15k_237",
+    processor=pyg_datasets.fb15k_237,
     sources=(Source("files", "https://raw.githubusercontent.com/MichSchli/RelationPrediction/master/data/"
                     "FB-Toutanova/{file}", "fb15k-237-dict", _raw(_FB_SHA, _FB_SHA)),),
     mirror="fb15k_237",
@@ -389,7 +389,7 @@ add_dataset(Dataset(
     ),
     license="WordNet 3.0 license (Princeton; permissive, attribution); repository MIT (villmow)",
     citation="Dettmers et al. 2018, Convolutional 2D Knowledge Graph Embeddings; Miller 1995 (WordNet)",
-    processor=f"{_R}:wordnet18rr",
+    processor=pyg_datasets.wordnet18rr,
     sources=(Source("files", "https://raw.githubusercontent.com/villmow/datasets_knowledge_embedding/master/"
                     "WN18RR/original/{file}", "wn18rr-txt", _raw(_WN_SHA, _WN_SHA)),),
     mirror="wordnet18rr",

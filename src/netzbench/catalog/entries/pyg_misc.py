@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..readers import pyg_misc, pyg_vision
 from ..table import Dataset, RawFile, Source, TaskSpec, add_dataset, add_task
 
-_P = "netzbench.catalog.readers.pyg_misc"
-_V = "netzbench.catalog.readers.pyg_vision"
 
 
 def _raw(*names: str) -> tuple[RawFile, ...]:
@@ -48,7 +47,7 @@ add_dataset(Dataset(
         "M. Weber et al., Anti-Money Laundering in Bitcoin: Experimenting with Graph Convolutional "
         "Networks for Financial Forensics, KDD Workshop on Anomaly Detection in Finance, 2019"
     ),
-    processor=f"{_P}:elliptic_bitcoin",
+    processor=pyg_misc.elliptic_bitcoin,
     sources=(
         Source("files", "https://data.pyg.org/datasets/elliptic/{file}", "elliptic-csv-zip",
                _raw(*(f"{n}.zip" for n in _ELLIPTIC))),
@@ -71,7 +70,7 @@ add_dataset(Dataset(
     ),
     license="Amazon license (as listed by OGB); cite Hu et al. 2020 and Bhatia et al. 2016",
     citation="W. Hu et al., Open Graph Benchmark: Datasets for Machine Learning on Graphs, NeurIPS 2020",
-    processor=f"{_P}:ogbn_products",
+    processor=pyg_misc.ogbn_products,
     sources=(Source("files", "http://snap.stanford.edu/ogb/data/nodeproppred/{file}", "ogb-zip",
                     _raw("products.zip")),),
 ))
@@ -97,7 +96,7 @@ add_dataset(Dataset(
         "L. Yi et al., A Scalable Active Framework for Region Annotation in 3D Shape Collections, "
         "SIGGRAPH Asia 2016"
     ),
-    processor=f"{_V}:shapenet",
+    processor=pyg_vision.shapenet,
     sources=(Source("files", "https://shapenet.cs.stanford.edu/media/{file}", "shapenet-zip",
                     _raw(_SHAPENET_ZIP)),),
 ))
@@ -114,7 +113,7 @@ add_dataset(Dataset(
     license=("MNIST: CC BY-SA 3.0 (as commonly cited; not stated in the files); cite LeCun et al. 1998 "
              "and Monti et al. 2017"),
     citation="F. Monti et al., Geometric Deep Learning on Graphs and Manifolds Using Mixture Model CNNs, CVPR 2017",
-    processor=f"{_V}:mnist_superpixels",
+    processor=pyg_vision.mnist_superpixels,
     sources=(Source("zip", "https://data.pyg.org/datasets/MNISTSuperpixels.zip", "pyg-pt",
                     _raw("MNISTSuperpixels.pt")),),
 ))
@@ -130,7 +129,7 @@ add_dataset(Dataset(
     ),
     license="not stated by the source; cite Krizhevsky 2009 and Dwivedi et al. 2020",
     citation="V. P. Dwivedi et al., Benchmarking Graph Neural Networks, JMLR 2023 (arXiv 2003.00982)",
-    processor=f"{_V}:cifar10_superpixels",
+    processor=pyg_vision.cifar10_superpixels,
     sources=(Source("zip", "https://data.pyg.org/datasets/benchmarking-gnns/CIFAR10_v2.zip", "pyg-pt",
                     _raw("CIFAR10_v2.pt")),),
 ))
@@ -153,7 +152,7 @@ for _n, _url, _graphs in (
         ),
         license="Princeton ModelNet: academic research use (not stated in the files); cite Wu et al. 2015",
         citation="Z. Wu et al., 3D ShapeNets: A Deep Representation for Volumetric Shapes, CVPR 2015",
-        processor=f"{_V}:modelnet",
+        processor=pyg_vision.modelnet,
         sources=(Source("files", _url, "modelnet-zip", _raw(f"ModelNet{_n}.zip")),),
     ))
 
@@ -177,7 +176,7 @@ add_dataset(Dataset(
         "R. Ramakrishnan et al., Quantum chemistry structures and properties of 134 kilo molecules, "
         "Scientific Data 2014; Z. Wu et al., MoleculeNet, Chemical Science 2018"
     ),
-    processor=f"{_P}:qm9",
+    processor=pyg_misc.qm9,
     sources=(Source("zip", "https://data.pyg.org/datasets/qm9_v3.zip", "pyg-pt", _raw("qm9_v3.pt")),),
 ))
 _ZINC_INDEX = "https://raw.githubusercontent.com/graphdeeplearning/benchmarking-gnns/master/data/molecules/{file}"
@@ -195,7 +194,7 @@ add_dataset(Dataset(
     ),
     license="not stated by the source; cite Irwin et al. 2012, Gomez-Bombarelli et al. 2018, Dwivedi et al. 2020",
     citation="V. P. Dwivedi et al., Benchmarking Graph Neural Networks, JMLR 2023 (arXiv 2003.00982)",
-    processor=f"{_P}:zinc",
+    processor=pyg_misc.zinc,
     # the pickles come in molecules.zip; the .index files are published on their own
     sources=(Source("zip", "https://www.dropbox.com/s/feo9qle74kg48gy/molecules.zip?dl=1", "zinc-pickle",
                     _raw("train.pickle", "val.pickle", "test.pickle") + tuple(
@@ -218,7 +217,7 @@ add_dataset(Dataset(
     license="not verified offline (the MalNet site states its terms); cite Freitas et al. 2021",
     citation=("S. Freitas et al., A Large-Scale Database for Graph Representation Learning, NeurIPS "
               "Datasets and Benchmarks 2021"),
-    processor=f"{_P}:malnet_tiny",
+    processor=pyg_misc.malnet_tiny,
     sources=(Source("files", "http://malnet.cc.gatech.edu/{file}", "malnet-archives",
                     _raw("graph-data/malnet-graphs-tiny.tar.gz", "split-info/split_info_tiny.zip")),),
 ))

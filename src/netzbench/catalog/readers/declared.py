@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from ...graphs.convert import single_graph_arrays, single_graph_counts
-from ..fetch import UnsafeArchive
+from ..archives import UnsafeArchive
 from ..loaders import planetoid_copy, planetoid_dropped
 from .knowledge import kg_layout, read_knowledge_graph, read_openke, read_triples
 from .network_bundles import FILES, LABELLED, read_network

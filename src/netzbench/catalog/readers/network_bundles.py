@@ -32,7 +32,7 @@ import numpy as np
 
 from ...graphs.edges import symmetric_edges, undirected_pairs
 from ..checks import normalise_labels
-from ..fetch import safe_extract
+from ..archives import safe_extract
 from .network_formats import (EdgeRecords, _gml_int, _gml_tree, _open_binary, read_gml, read_konect,
                               read_multiplex_edges, read_netzschleuder_csv, read_sociopatterns_tij,
                               read_ucinet_csv_matrix)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import bz2
 import csv
+import functools
 import gzip
 import io
 import re
@@ -298,6 +299,18 @@ def _gml_tree(data: bytes) -> list:
     return root
 
 
+def gml_file_tree(path: Path) -> list:
+    """:func:`_gml_tree` of the file at ``path``, parsed once per process while the file is unchanged (a fetch
+    reads the records and then the edge attributes of the same file; the tree is only read, never changed)."""
+    stat = Path(path).stat()
+    return _gml_file_tree(str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=2)
+def _gml_file_tree(path: str, _mtime_ns: int, _size: int) -> list:
+    return _gml_tree(Path(path).read_bytes())
+
+
 def _gml_int(value, what: str) -> int:
     if isinstance(value, list):
         raise ValueError(f"GML: {what} is a list")
@@ -318,7 +331,7 @@ def read_gml(path: Path) -> EdgeRecords:
     ``label``/``value``). ``directed`` defaults to 0 as in the GML spec;
     ``multigraph 1`` needs no handling since records are collapsed later.
     """
-    tree = _gml_tree(Path(path).read_bytes())
+    tree = gml_file_tree(path)
     graph = next((v for k, v in tree if k == b"graph" and isinstance(v, list)), None)
     if graph is None:
         raise ValueError(f"{Path(path).name}: no 'graph [ ... ]' block")

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .network_formats import (EdgeRecords, _gml_tree, read_edgelist, read_gml, read_konect, read_multiplex_edges,
+from .network_formats import (EdgeRecords, gml_file_tree, read_edgelist, read_gml, read_konect, read_multiplex_edges,
                               read_netzschleuder_csv, read_sociopatterns_tij, read_ucinet_csv_matrix)
 from .files import count_dropped, first_data_line, read_text, separator
 from .ucinet_dl import dl_values, is_dl
@@ -131,7 +131,7 @@ WEIGHT_ATTRIBUTES = ("weight", "weights", "value")
 
 
 def _gml_edge_attributes(file: Path) -> list[str]:
-    graph = next((v for k, v in _gml_tree(Path(file).read_bytes()) if k == b"graph" and isinstance(v, list)), [])
+    graph = next((v for k, v in gml_file_tree(file) if k == b"graph" and isinstance(v, list)), [])
     names = {k.decode("utf-8", "replace") for key, edge in graph if key == b"edge" and isinstance(edge, list)
              for k, _ in edge} - {"source", "target", "id"}
     return sorted(names)

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from ...graphs.collection import collection_arrays, stack_graphs
-from ..fetch import safe_extract
+from ..archives import safe_extract
 from .safe_pickle import weights_only_loads
 
 OGB_HINT = "pip install 'netzbench[ogb]'"

@@ -1,5 +1,8 @@
 """``reports/REPORT.md``: the readable report for a careful researcher, one function per section.
 
+Each section function computes the values its text needs from the facts (and builds its tables); the
+text itself is a Jinja2 macro in ``templates/<module>.md.j2``, rendered by :mod:`.templating`.
+
 :func:`render_markdown` assembles, from the :class:`~netzbench.report.facts.ReportFacts`
 of one build and the parameters of the run:
 

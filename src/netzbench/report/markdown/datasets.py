@@ -2,10 +2,13 @@
 
 The figures come from the run records (``card``: what ``data/<task>/card.json``
 held when the cell was planned, :func:`netzbench.catalog.card.card_summary`),
-so the table needs no data and follows the records it reports.
+so the table needs no data and follows the records it reports. Its wording is section 1's
+(``templates/protocol.md.j2``).
 """
 
 from __future__ import annotations
+
+from .templating import render
 
 #: (card key, column head, format)
 COLUMNS = (("graphs", "graphs", "{:,}"), ("nodes", "nodes", "{:,}"), ("edges", "edges", "{:,}"),
@@ -28,18 +31,8 @@ def task_cards(report) -> dict[str, dict]:
 def dataset_table(report) -> list[str]:
     """``- **Datasets**`` and its table (empty when no record carries a card)."""
     cards = task_cards(report)
-    if not cards:
-        return []
     shown = [c for c in COLUMNS if any(c[0] in card for card in cards.values())]
-    L = ["- **Datasets** (their cards: `netzbench card <task>`; edge/adjusted homophily and label "
-         "informativeness as in Platonov et al. 2023; a warning is a failed split audit):", "",
-         "  | task | " + " | ".join(head for _, head, _ in shown) + " | warnings |",
-         "  |---|" + "---:|" * len(shown) + "---|"]
-    for task in report.tasks:
-        card = cards.get(task)
-        if card is None:
-            continue
-        values = [fmt.format(card[key]) if card.get(key) is not None else "" for key, _, fmt in shown]
-        warnings = "; ".join(card.get("warnings", [])) or "none"
-        L.append(f"  | `{task}` | " + " | ".join(values) + f" | {warnings.replace('|', '/')} |")
-    return L + [""]
+    rows = [(task, [fmt.format(card[key]) if card.get(key) is not None else "" for key, _, fmt in shown],
+             ("; ".join(card.get("warnings", [])) or "none").replace("|", "/"))
+            for task in report.tasks if (card := cards.get(task)) is not None]
+    return render("protocol", "dataset_table", heads=[head for _, head, _ in shown], rows=rows)

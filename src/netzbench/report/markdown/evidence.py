@@ -1,5 +1,5 @@
 """REPORT.md sections 6-7: is the evidence sufficient (power, the Wilcoxon floor), and which pairs are
-equivalent (TOST)."""
+equivalent (TOST). The tables are built here; the text is ``templates/evidence.md.j2``."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from ...stats import RESOLUTION
 from ..facts import ReportFacts
 from ..formatting import number, p_value
 from ..within_task import TEST_NAMES
+from .templating import render
 from .text import table
 
 
@@ -22,7 +23,6 @@ def _median(counts: list[int]) -> str:
 def power_floor(facts: ReportFacts) -> list[str]:
     """Section 6: per task the MDE of the paired t test, detectable pairs, seeds needed, the Wilcoxon floor."""
     report, present, power = facts.report, facts.present, facts.power
-    L = ["## 6. Is the evidence sufficient? Power floor", ""]
     floor = {r["task"]: r for r in facts.wilcoxon_floor}
     rows = []
     for t in present:
@@ -37,60 +37,25 @@ def power_floor(facts: ReportFacts) -> list[str]:
                      f"{number(min(mdes), 4)}–{number(max(mdes), 4)}" if mdes else "n/a",
                      f"{det}/{len(pr)}", _median(need) if need else "n/a",
                      p_value(fl["p_min"]), p_value(fl["p_min_holm"]) + (" ✓" if fl["reachable"] else " ✗")])
-    if rows:
-        L += table(["task", "pairs", "S", "median MDE", "MDE range", "detectable", "median S for 0.01",
-                    "min Wilcoxon p", "min Wilcoxon p_Holm"], rows, "lrrrrrrrr")
-        L.append("")
-    S = len(report.seeds)
-    L.append(f"MDE is the smallest true mean difference the paired t test would detect with 80 % power at "
-             f"α = {report.alpha:g} given the observed spread of paired differences (σ_d) at the pair's S seeds; "
-             "*detectable* counts pairs whose observed |Δμ| reaches it; *median S for 0.01* is the number of seeds "
-             "that would make a 0.01 difference detectable (`reports/power.csv` also gives 0.02 and 0.005). "
-             f"The exact Wilcoxon signed-rank test cannot go below p = 2·2⁻ˢ (= {2 * 2.0 ** -S:.3g} at S = {S}, "
-             "all differences of one sign), where S counts the *nonzero* paired differences: the test drops "
-             f"differences that are zero at the metric's resolution ({RESOLUTION:g}), so a pair with zero "
-             "differences has a higher floor (the table's minimum uses the largest nonzero count of the task's "
-             "pairs). Holm multiplies the smallest p of a task by its number of comparisons "
-             "— ✗ means the Wilcoxon test cannot declare any difference on that task at this seed count, "
-             "however large it is. Degenerate pairs (zero spread at the resolution) have no t test, "
-             "so no MDE or power.")
-    L.append("")
-    return L
+    return render("evidence", "power_floor", table=table(
+        ["task", "pairs", "S", "median MDE", "MDE range", "detectable", "median S for 0.01", "min Wilcoxon p",
+         "min Wilcoxon p_Holm"], rows, "lrrrrrrrr") if rows else [],
+        alpha=report.alpha, n_seeds=len(report.seeds), floor=2 * 2.0 ** -len(report.seeds),  # all of one sign
+        resolution=RESOLUTION)
 
 
 def equivalence(facts: ReportFacts) -> list[str]:
     """Section 7: TOST verdict counts per task and the equivalent or trivially different pairs."""
-    report, present, tost = facts.report, facts.present, facts.equivalence
-    pw_name = TEST_NAMES[report.pairwise_method]
-    L = ["## 7. Equivalence (TOST)", ""]
+    report, tost = facts.report, facts.equivalence
+    context = dict(margin=report.equivalence_margin, pw_name=TEST_NAMES[report.pairwise_method])
     if tost is None:
-        L += [f"Not computed: {facts.equivalence_error or 'no margin given'}.", ""]
-    else:
-        margin = report.equivalence_margin
-        L.append(f"Two one-sided paired t tests per pair with margin ±{margin} (metric units), Holm within task, "
-                 f"crossed with the Holm-adjusted {pw_name} difference test: *different* (difference shown, "
-                 "equivalence not), *equivalent* (|Δ| < margin shown), *trivial* (a real difference smaller than "
-                 "the margin), *undetermined* (neither: more seeds needed).")
-        L.append("")
-        verdicts = ("different", "equivalent", "trivial", "undetermined")
-        rows = []
-        for t in present:
-            er = [r for r in tost if r["task"] == t]
-            rows.append([f"`{t}`"] + [sum(r["verdict"] == v for r in er) for v in verdicts])
-        rows.append(["**all**"] + [sum(r["verdict"] == v for r in tost) for v in verdicts])
-        L += table(["task"] + list(verdicts), rows, "lrrrr")
-        L.append("")
-        eq = [r for r in tost if r["verdict"] in ("equivalent", "trivial")]
-        if eq:
-            L.append("Equivalent or trivially different pairs: " + "; ".join(
-                f"`{r['task']}` {r['model_a']}–{r['model_b']} ({r['verdict']}, Δμ {r['mean_diff']:+.4f})"
-                for r in eq) + ".")
-            L.append("")
-        flat = [r for r in tost if r.get("note", "").startswith("zero spread")]
-        if flat:
-            L.append(f"{len(flat)} pair(s) have zero spread at the metric's resolution (" + "; ".join(
-                f"`{r['task']}` {r['model_a']}–{r['model_b']}" for r in flat) + "): the one-sided t tests are "
-                "undefined, so TOST gives no p-value and never calls them equivalent.")
-            L.append("")
-        L += ["Full table: `reports/equivalence.csv`.", ""]
-    return L
+        return render("evidence", "equivalence", error=facts.equivalence_error or "no margin given", table=[],
+                      equivalent=[], flat=[], **context)
+    verdicts = ("different", "equivalent", "trivial", "undetermined")
+    rows = [[f"`{t}`"] + [sum(r["verdict"] == v for r in tost if r["task"] == t) for v in verdicts]
+            for t in facts.present]
+    rows.append(["**all**"] + [sum(r["verdict"] == v for r in tost) for v in verdicts])
+    return render("evidence", "equivalence", error=None, table=table(["task"] + list(verdicts), rows, "lrrrr"),
+                  equivalent=[r for r in tost if r["verdict"] in ("equivalent", "trivial")],
+                  flat=[(r["task"], r["model_a"], r["model_b"]) for r in tost
+                        if r.get("note", "").startswith("zero spread")], **context)

@@ -1,11 +1,13 @@
 """How REPORT.md shows a flagged cell (:mod:`netzbench.report.degenerate`): a mark in the tables, the
-reasons in a list under section 2's table, and the flag in words beside any verdict that rests on it."""
+reasons in a list under section 2's table, and the flag in words beside any verdict that rests on it
+(the wording: ``templates/flags.md.j2``)."""
 
 from __future__ import annotations
 
 from ..degenerate import FEW_DISTINCT
 from ..facts import ReportFacts
-from .text import label, names
+from .templating import phrase, render
+from .text import label
 
 #: the mark each flag puts after a cell's number (‡: collapsed, as before)
 MARKS = {"collapsed": "‡", "degenerate": "≡", "leakage": "⊗"}
@@ -34,20 +36,12 @@ def caveat(facts: ReportFacts, task: str, models: list[str | None], inside: bool
     for m in dict.fromkeys(models):
         if words(facts, task, m):
             groups.setdefault(" and ".join(words(facts, task, m)), []).append(label(facts.report, m))
-    if not groups:
-        return ""
-    text = "flagged: " + "; ".join(f"{names(ms)} — {what}" for what, ms in groups.items())
-    return f"; {text}" if inside else f" ({text})"
+    return phrase("flags", "caveat", groups=groups, inside=inside)
 
 
-LEGEND = ("‡: **collapsed**, the model's test predictions were one constant (a single class, or one score for "
-          "every pair) at the reported epoch in most seeds, so the cell measures the constant predictor, not the "
-          "model. ≡: **degenerate**, in most seeds the reported metric did not move over training (the same value "
-          "at every evaluated epoch up to the reported one) or the test predictions took fewer than "
-          f"{FEW_DISTINCT} distinct values at the reported epoch (link scores or regression values: the metric "
-          "ranks ties; a classifier only when it predicted one class). ⊗: **sees held-out edges**, a validation "
-          "or test positive reached what the model trained on (the message-passing graph, the training negatives "
-          "or the structural features), so the cell's score is not a held-out score.")
+def marks_legend() -> str:
+    """Section 2's legend of the marks, in one paragraph."""
+    return phrase("flags", "legend", few_distinct=FEW_DISTINCT)
 
 
 def flag_list(facts: ReportFacts) -> list[str]:
@@ -59,7 +53,4 @@ def flag_list(facts: ReportFacts) -> list[str]:
     for (task, model), by_kind in sorted(facts.flags.items(), key=lambda kv: order.get(kv[0], len(order))):
         reasons = "; ".join(f"{MARKS[k]} {flag['reason']}" for k, flag in by_kind.items())
         groups.setdefault((task, reasons), []).append(label(facts.report, model))
-    if not groups:
-        return []
-    return (["Flagged cells (the marks above):", ""]
-            + [f"- `{task}` {names(models)}: {reasons}." for (task, reasons), models in groups.items()] + [""])
+    return render("flags", "flag_list", groups=[(task, models, reasons) for (task, reasons), models in groups.items()])

@@ -1,4 +1,5 @@
-"""Markdown building blocks shared by the sections: tables, durations, cell texts, names."""
+"""Markdown building blocks shared by the sections: tables, cell texts, model labels, and the note on an
+incomplete protocol study."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import math
 from typing import Any
 
 from ..formatting import display_names
+from .templating import render
 
 
 def table(headers: list[str], rows: list[list[Any]], align: str | None = None) -> list[str]:
@@ -25,21 +27,8 @@ def label(report, model: str | None) -> str | None:
     return display_names(report.models).get(model, model)
 
 
-def duration(seconds: float) -> str:
-    """``1 h 02 min 03 s``, or ``2 min 03 s`` under an hour."""
-    s = int(round(seconds))
-    h, rem = divmod(s, 3600)
-    m, sec = divmod(rem, 60)
-    return f"{h:d} h {m:02d} min {sec:02d} s" if h else f"{m:d} min {sec:02d} s"
-
-
 def arrow(direction: str) -> str:
     return "↑" if direction == "higher" else "↓"
-
-
-def names(items: list[str]) -> str:
-    """``A``, ``A and B``, ``A, B and C``."""
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def interval_name(report) -> str:
@@ -90,10 +79,4 @@ def unavailable_reason(report, task: str) -> str:
 
 def incomplete_note(study: dict) -> list[str]:
     """A quoted line naming what a study still being run does not hold yet (nothing when complete)."""
-    left = study.get("remaining") or {}
-    if not left:
-        return []
-    what = "; ".join(f"`{t}` ({', '.join(f'`{n}`' for n in names)})" for t, names in left.items())
-    return [f"> **The protocol study is not complete**: still to run: {what}. A task is in the study only "
-            "with all its variants; the claims on the others are *not run* (`netzbench protocols` continues "
-            "the study where it stopped, then `dvc repro`).", ""]
+    return render("text", "incomplete_note", left=study.get("remaining") or {})
