@@ -123,3 +123,11 @@ def misbehaving_workdir(tmp_path: Path, monkeypatch, package: str) -> Path:
     write_package(tmp_path, package, {"models": MISBEHAVING_MODELS})
     fetch_task("random_tsp", make_params(), "data")
     return tmp_path
+
+
+def as_in_the_papers_setting(monkeypatch) -> None:
+    """Compare a small fixture run with the paper's Table 3 as if it had the paper's protocol, seeds and epochs
+    (the report compares only then: ReportFacts.paper_setting_differs); for tests of the comparison itself."""
+    from netzbench.report.facts import ReportFacts
+
+    monkeypatch.setattr(ReportFacts, "paper_setting_differs", property(lambda self: []))

@@ -27,7 +27,7 @@ def test_help(cmd):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["train", "corra", "GCN"], "unknown task 'corra'; known tasks:"),
+    (["train", "corra", "GCN"], "unknown task 'corra' (did you mean 'cora'?); `netzbench tasks` lists"),
     (["train", "karate", "GCNN"], "unknown model 'GCNN'; known models:"),
     (["train", "karate", "user_models.example:Missing"], "has no 'Missing'"),
     (["train", "karate", "nopkg.mod:X"], "cannot import module 'nopkg.mod'"),

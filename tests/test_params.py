@@ -94,3 +94,22 @@ def test_keys_chosen_by_the_user_are_not_option_names(tmp_path):
                                                "model_config": {"GCN": {"dropout": 0.1}}},
                                      "report": {"weights": {"cora": 1.0}}}))
     assert p["train"]["model_config"] == {"GCN": {"dropout": 0.1}} and p["model_args"] == {"heads": 2}
+
+
+def test_a_misspelt_task_says_what_was_meant_and_how_to_undo_dvc_exp_run(tmp_path):
+    """`dvc exp run -S 'tasks=[karate,mutagg]'` leaves the typo in params.yaml: the error says how to undo it."""
+    from netzbench.config import load_config
+
+    with pytest.raises(ParamsError) as err:
+        load_config(write(tmp_path, {**BASE, "tasks": ["karate", "mutagg"]}))
+    message = str(err.value)
+    assert "unknown task 'mutagg' (did you mean 'mutag'?)" in message
+    assert "git checkout -- params.yaml" in message and "karate, " not in message  # not the whole catalogue
+    with pytest.raises(ParamsError) as err:  # a malformed value too
+        load_params(write(tmp_path, {**BASE, "seeds": [0, 0]}))
+    assert "git checkout -- params.yaml" in str(err.value)
+    other = tmp_path / "other.yaml"
+    other.write_text(yaml.safe_dump({**BASE, "seeds": [0, 0]}))
+    with pytest.raises(ParamsError) as err:  # a file dvc never writes: no such advice
+        load_params(other)
+    assert "git checkout" not in str(err.value)

@@ -18,7 +18,7 @@ import yaml
 from click.testing import CliRunner
 
 from netzbench.cli import main
-from netzbench.params import DEFAULTS, MAX_NODES, ParamsError, _FREE_KEYS, load_params, merge, read_yaml, validate
+from netzbench.params import DEFAULTS, MAX_NODES, ParamsError, _FREE_KEYS, load_params, merge, read_yaml, undo_hint, validate
 
 from helpers import REPO, make_params, write_package
 
@@ -213,7 +213,8 @@ def test_a_section_that_is_not_a_mapping_is_a_clear_error(tmp_path, section, val
     _write(tmp_path / "params.yaml", raw)
     with pytest.raises(ParamsError) as err:
         load_params(tmp_path / "params.yaml")
-    assert str(err.value) == f"{tmp_path / 'params.yaml'}: `{section}` must be a mapping, got {shown}"
+    assert str(err.value) == (f"{tmp_path / 'params.yaml'}: `{section}` must be a mapping, got {shown}"
+                              + undo_hint(tmp_path / "params.yaml"))
 
 
 def test_null_means_nothing_set_where_that_is_documented(tmp_path):

@@ -11,7 +11,7 @@ from netzbench.report import BenchmarkReport
 from netzbench.report.stage import run_report_stage
 from netzbench.records import write_record
 
-from helpers import logged, make_params
+from helpers import as_in_the_papers_setting, logged, make_params
 
 PNG = b"\x89PNG\r\n\x1a\n"
 TASKS = [("cora", "node_cls", "test_acc", "higher"), ("random_tsp", "link_pred", "test_auc", "higher"),
@@ -84,7 +84,8 @@ def _csv(path):
         return list(csv.DictReader(fh))
 
 
-def test_stage_writes_every_file_with_sane_content(workdir):
+def test_stage_writes_every_file_with_sane_content(workdir, monkeypatch):
+    as_in_the_papers_setting(monkeypatch)
     with logged() as said:
         metrics = run_report_stage(_params(), root=workdir)
     for rel in OUTPUTS:

@@ -10,7 +10,7 @@ from netzbench.report.degenerate import baselines, collapsed
 from netzbench.report.reproduction import REFERENCE_SCHEMA, STUDY_SCHEMA, comparison, explain, study_effects
 from netzbench.report.stage import run_report_stage
 
-from helpers import make_params
+from helpers import as_in_the_papers_setting, make_params
 
 SEEDS = list(range(4))
 
@@ -90,7 +90,8 @@ def _record(task, model, values, constant):
             "seeds": seeds}
 
 
-def test_report_stage_uses_reference_and_study(tmp_path):
+def test_report_stage_uses_reference_and_study(tmp_path, monkeypatch):
+    as_in_the_papers_setting(monkeypatch)  # 4 seeds, 1 epoch: a fixture of the comparison, not a reproduction
     gcn = [0.5, 0.5, 0.5, 0.5]
     gin = [0.80, 0.85, 0.84, 0.83]
     write_record(tmp_path / "metrics/runs/mutag/GCN.json", _record("mutag", "GCN", gcn, [1, 1, 1, 0]))
@@ -130,3 +131,25 @@ def test_a_study_of_other_seeds_is_stale_not_an_error():
         "variants": {"paper": {"GCN": [0.5] * 10}, "strict": {"GCN": [0.6] * 10}}}}}
     effects = study_effects(study, {"t": {"GCN": [0.5, 0.5, 0.5]}}, [0, 1, 2])
     assert effects["available"] and effects["stale"]
+
+
+def test_a_run_outside_the_papers_setting_is_not_compared_and_shows_only_its_tasks_study(tmp_path):
+    """A 3-seed quick-style run: no Table 3 comparison (its misses would measure the setting), and a
+    study of other tasks is not shown as this run's."""
+    for model, values in (("GCN", [0.70, 0.71, 0.69]), ("GIN", [0.80, 0.82, 0.81])):
+        write_record(tmp_path / "metrics/runs/mutag" / f"{model}.json", _record("mutag", model, values, [0, 0, 0]))
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports/protocol_study.json").write_text(json.dumps(
+        {"schema": STUDY_SCHEMA, "seeds": [0, 1, 2], "tasks": {"cora": {
+            "direction": "higher", "switches": [], "variants": {"paper": {"GCN": [0.8] * 3},
+                                                               "strict": {"GCN": [0.7] * 3}}}},
+         "remaining": {"karate": ["strict"]}}))
+    params = make_params(tasks=["mutag"], models=["GCN", "GIN"], seeds=[0, 1, 2], protocol="paper",
+                         train={"epochs": {"mutag": 1}})
+    metrics = run_report_stage(params, root=tmp_path)
+    assert metrics["paper_comparison"]["compared"] == 0 and metrics["paper_comparison"]["cells"] == {}
+    md = (tmp_path / "reports/REPORT.md").read_text()
+    section = md.split("## 11.")[1].split("## 12.")[0]
+    assert "Not compared" in section and "3 seeds, the paper's 10" in section
+    assert "epochs set in params for `mutag`" in section and "not explained by a measurement" not in md
+    assert "`cora`" not in md.split("## 12.")[1] and "karate" not in md  # the study's tasks are not this run's

@@ -196,7 +196,7 @@ def test_an_incomplete_study_is_named_in_the_report():
     study = {"schema": "netzbench.protocol_study/2", "seeds": [0], "variant_seeds": [0], "code": "c",
              "tasks": {"karate": {"switches": [], "variants": {"paper": {"GCN": [0.5]}, "strict": {"GCN": [0.5]}}}},
              "remaining": {"fb15k_237": ["strict", "relation_init=xavier"]}, "complete": False}
-    effects = study_effects(study, {"karate": {"GCN": [0.5]}}, [0], code="c")
+    effects = study_effects(study, {"karate": {"GCN": [0.5]}, "fb15k_237": {"GCN": [0.7]}}, [0], code="c")
     assert not effects["stale"] and effects["remaining"] == study["remaining"]
     line = incomplete_note(effects)[0]
     assert "not complete" in line and "`fb15k_237` (`strict`, `relation_init=xavier`)" in line

@@ -21,7 +21,7 @@ from .catalog.table import TASKS, UnknownTaskError, get_task
 from .errors import ParamsError
 from .models.registry import MODEL_REGISTRY, ModelError, builtin_families, resolve_model
 from .models.roster import BUILTIN_MODELS
-from .params import closest, load_params, validation_is_reported
+from .params import closest, load_params, undo_hint, validation_is_reported
 from .paths import repository_on_path
 from .protocol import resolve
 
@@ -75,7 +75,7 @@ def _model_exists(model: str, import_models: bool) -> None:
 def check_names(params: dict, *, import_models: bool = False, source: str = "params.yaml") -> dict:
     """Raise :class:`ParamsError` for the first unknown name anywhere in validated ``params``; return it."""
     def fail(msg: str):
-        raise ParamsError(f"{source}: {msg}")
+        raise ParamsError(f"{source}: {msg}{undo_hint(source)}")
 
     for task in params["tasks"]:
         try:

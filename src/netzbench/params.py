@@ -454,14 +454,22 @@ def load_params(path: str | os.PathLike | None = None) -> dict:
     raw = read_yaml(path) or {}
     if not isinstance(raw, dict):
         raise ParamsError(f"{path}: expected a mapping at the top level")
-    check_keys(raw, source=str(path))
     try:
+        check_keys(raw, source=str(path))
         return validate(merge(DEFAULTS, raw))
     except ParamsError as exc:  # the checks name params.yaml; say which file it was
         message = str(exc)
         if message.startswith("params.yaml:") and str(path) != "params.yaml":
             message = f"{path}:" + message[len("params.yaml:"):]
-        raise ParamsError(message) from None
+        raise ParamsError(message + undo_hint(path)) from None
+
+
+def undo_hint(path: str | os.PathLike) -> str:
+    """How to get a working params.yaml back: ``dvc exp run -S`` writes its values into the file before
+    any stage runs and leaves them there when a stage refuses them."""
+    if Path(path).name != "params.yaml":
+        return ""
+    return " (if `dvc exp run -S` wrote it there, `git checkout -- params.yaml` brings back the committed file)"
 
 
 def validate_search(search: dict) -> None:

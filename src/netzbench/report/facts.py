@@ -18,6 +18,7 @@ from .degenerate import cell_flags
 from .degenerate import degenerate as degenerate_cells
 from .degenerate import leakage as leaking_cells
 from .paper import counts as paper_counts
+from .paper import load_paper_table
 from .reproduction import comparison, study_effects
 from .within_task import nested_summary, paired_agreement
 
@@ -65,8 +66,31 @@ class ReportFacts:
 
     @property
     def paper_rows(self) -> list[dict]:
-        """The rows of :attr:`reproduction` whose task has results here: the cells compared with the paper."""
+        """The rows of :attr:`reproduction` whose task has results here: the cells compared with the paper;
+        none when the run's setting is not the paper's (:attr:`paper_setting_differs`)."""
+        if self.paper_setting_differs:
+            return []
         return [r for r in self.reproduction if r["task"] in self.present]
+
+    @property
+    def paper_setting_differs(self) -> list[str]:
+        """How this run's setting differs from the one the paper's Table 3 was measured in: its protocol,
+        its number of seeds, epochs other than the catalogue's (the paper's) for a task of the table. A
+        3-seed quick run or a strict run is not a reproduction, and its misses measure nothing."""
+        table = load_paper_table() or {}
+        config = self.report.config or {}
+        out = []
+        if config.get("protocol", "paper") != "paper" or config.get("protocol_overrides"):
+            overrides = ", ".join(f"{k}: {v}" for k, v in (config.get("protocol_overrides") or {}).items())
+            out.append(f"protocol `{config.get('protocol')}`" + (f" with {overrides}" if overrides else ""))
+        n_paper = int(table.get("n_seeds", 10))
+        if len(self.report.seeds) != n_paper:
+            out.append(f"{len(self.report.seeds)} seeds, the paper's {n_paper}")
+        changed = [t for t in self.report.tasks
+                   if t in ((config.get("train") or {}).get("epochs") or {}) and t in table.get("tasks", {})]
+        if changed:
+            out.append(f"epochs set in params for {', '.join(f'`{t}`' for t in changed)}")
+        return out
 
     @property
     def paper_overlap(self) -> dict[str, int]:

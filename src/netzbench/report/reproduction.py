@@ -76,8 +76,12 @@ def study_effects(study: dict | None, final_metrics: dict, seeds: list[int], cod
     stale = (list(study.get("seeds", [])) != list(seeds) or schema in OLD_STUDY_SCHEMAS
              or (code is not None and study.get("code") not in (None, code)))
     # a study still being run (netzbench protocols continues it): what it does not hold yet
-    out = {"available": True, "stale": stale, "tasks": {}, "remaining": dict(study.get("remaining") or {})}
+    # only the tasks this run has results for: a study of other tasks says nothing about this run's claims
+    out = {"available": True, "stale": stale, "tasks": {},
+           "remaining": {t: v for t, v in (study.get("remaining") or {}).items() if t in final_metrics}}
     for task, entry in study["tasks"].items():
+        if task not in final_metrics:
+            continue
         paper = entry["variants"].get("paper", {})
         ours = final_metrics.get(task, {})
         for model, values in paper.items():
@@ -118,6 +122,8 @@ def study_effects(study: dict | None, final_metrics: dict, seeds: list[int], cod
                               "metric": metric, "same_metric": metric == paper_metric, "delta": delta}
         out["tasks"][task] = {"switches": entry.get("switches", []), "variants": variants,
                               "metric": entry.get("metric"), "direction": entry.get("direction")}
+    if not out["tasks"] and not out["remaining"]:  # a study of none of this run's tasks
+        return {"available": False, "stale": False, "tasks": {}}
     return out
 
 

@@ -50,7 +50,8 @@ def paper_comparison(facts: ReportFacts) -> list[str]:
                     + ["ours", "ours − paper", "CIs overlap", "paper inside ours", "\\|Δ\\| / SE", "strict"], rows,
                     "llr" + ("r" if with_ref else "") + "rrccrc") if comp else [],
         n=facts.paper_overlap, z_bound=Z_BOUND,
-        missed=[(c, explain(c, facts.study)) for c in comp if c["overlap"] is False])
+        missed=[(c, explain(c, facts.study)) for c in comp if c["overlap"] is False],
+        differs=facts.paper_setting_differs)
 
 
 def _order_change(variant: dict, paper: dict) -> str:
