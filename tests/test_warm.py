@@ -161,16 +161,27 @@ def test_without_a_server_the_stage_starts_its_own_workers(workdir, warm_on, mon
     assert "no warm worker server (no private directory here)" in capsys.readouterr().err
 
 
-def test_the_command_line_lists_and_stops_servers(workdir, warm_on):
+def test_the_command_line_lists_and_stops_servers(workdir, warm_on, tmp_path, monkeypatch):
+    """Each server is listed with the checkout it serves; --stop stops this checkout's, --stop --all the rest."""
+    other = tmp_path / "other-checkout"
+    other.mkdir()
+    monkeypatch.chdir(other)
+    warm.ensure_server(30)  # a server another checkout's stage started
+    theirs = dict(warm.servers())[warm.fingerprint()]
+    monkeypatch.chdir(workdir)
     warm.ensure_server(30)
     env = {**os.environ, "NETZBENCH_WARM_S": "30"}
     cli = str(Path(sys.executable).parent / "netzbench")
     listed = subprocess.run([cli, "warm"], capture_output=True, text=True, env=env, check=True).stdout
     pid = dict(warm.servers())[warm.fingerprint()]
-    assert f"pid {pid}" in listed
+    assert f"pid {pid}  {os.path.realpath(workdir)}  (this checkout" in listed  # pytest's sys.path is not the CLI's
+    assert f"pid {theirs}  {os.path.realpath(other)}  (another checkout)" in listed
     stopped = subprocess.run([cli, "warm", "--stop"], capture_output=True, text=True, env=env, check=True)
-    assert "asked" in stopped.stderr
-    assert _wait(lambda: not _alive(pid))
+    assert "asked 1 warm server(s) of this checkout" in stopped.stderr
+    assert _wait(lambda: not _alive(pid)) and _alive(theirs)  # another checkout's server is left alone
+    stopped = subprocess.run([cli, "warm", "--stop", "--all"], capture_output=True, text=True, env=env, check=True)
+    assert "asked 1 warm server(s) of every checkout" in stopped.stderr
+    assert _wait(lambda: not _alive(theirs))
 
 
 @pytest.mark.parametrize("value, message", [(-1, "exec.warm_s"), ("soon", "exec.warm_s")])

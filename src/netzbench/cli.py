@@ -292,19 +292,19 @@ def quick(target: str) -> None:
 
 
 @main.command()
-@click.option("--stop", is_flag=True, help="Ask them to leave now instead of after exec.warm_s idle seconds.")
-def warm(stop: bool) -> None:
-    """List (or --stop) the warm worker servers that serve training stages their seed processes."""
-    from .run.warm import servers, stop_servers
+@click.option("--stop", is_flag=True, help="Ask this checkout's servers to leave now instead of after exec.warm_s idle seconds.")
+@click.option("--all", "everywhere", is_flag=True, help="With --stop: the servers of every checkout of this user.")
+def warm(stop: bool, everywhere: bool) -> None:
+    """List (or --stop) the warm worker servers that serve training stages their seed processes, each with
+    the checkout it serves."""
+    from .run.warm import listing, stop_servers
 
     if stop:
-        log.info(f"asked {stop_servers()} warm server(s) to leave")
+        log.info(f"asked {stop_servers(everywhere=everywhere)} warm server(s) of "
+                 f"{'every checkout' if everywhere else 'this checkout'} to leave")
         return
-    found = servers()
-    for fp, pid in found:
-        click.echo(f"{fp}  pid {pid}")
-    if not found:
-        log.info("no warm server is running")
+    lines = listing()
+    click.echo("\n".join(lines)) if lines else log.info("no warm server is running")
 
 
 @main.command()

@@ -150,6 +150,14 @@ def process_uid(pid: int) -> int | None:
         return None
 
 
+def process_cwd(pid: int) -> str | None:
+    """The working directory of process ``pid`` (None: gone, not ours to read, or no ``/proc`` here)."""
+    try:
+        return os.readlink(f"/proc/{int(pid)}/cwd")
+    except OSError:
+        return None
+
+
 def process_argv(pid: int) -> list[str] | None:
     """The command line of process ``pid`` (None: gone, or no ``/proc`` here)."""
     try:

@@ -72,7 +72,7 @@ from ..identity import PACKAGE_DIR, source_hash
 from ..params import DEFAULTS, ParamsError
 from . import wire
 from .job import Job
-from .runtime import (NotPrivate, parent_pid, private_folder, process_argv, process_uid, read_secret,
+from .runtime import (NotPrivate, parent_pid, private_folder, process_argv, process_cwd, process_uid, read_secret,
                       signal_verified)
 
 log = logging.getLogger(__name__)
@@ -247,16 +247,43 @@ def servers() -> list[tuple[str, int]]:
     return _scan()[0]
 
 
-def stop_servers() -> int:
-    """Ask every warm server of this user to leave now (seeds running in its children finish);
-    returns how many were asked. A pid file that names no server of ours (a process that took a dead
-    server's pid) is removed and said so (logged); that process is not signalled."""
+def checkout_of(pid: int) -> str | None:
+    """The folder server ``pid`` was started in: the checkout whose stages it serves (its working
+    directory, part of its fingerprint); None where ``/proc`` cannot tell."""
+    return process_cwd(pid)
+
+
+def here(pid: int) -> bool:
+    """Whether server ``pid`` serves the checkout this process runs in."""
+    folder = checkout_of(pid)
+    return folder is not None and os.path.realpath(folder) == os.path.realpath(os.getcwd())
+
+
+def listing() -> list[str]:
+    """``netzbench warm``'s lines: each server of this user with the checkout it serves, and whether that is
+    this one (and whether a stage started here now would use it: the same code, interpreter and environment)
+    or another."""
+    current, lines = fingerprint(), []
+    for fp, pid in servers():
+        whose = (("this checkout" + ("" if fp == current else ", other code or environment than here now"))
+                 if here(pid) else "another checkout")
+        lines.append(f"{fp}  pid {pid}  {checkout_of(pid) or '(checkout unknown)'}  ({whose})")
+    return lines
+
+
+def stop_servers(*, everywhere: bool = False) -> int:
+    """Ask the warm servers of this checkout (``everywhere``: of every checkout of this user) to leave
+    now (seeds running in their children finish); returns how many were asked. A pid file that names
+    no server of ours (a process that took a dead server's pid) is removed and said so (logged); that
+    process is not signalled."""
     found, stale = _scan()
     for pid_file, text in stale:
         pid_file.unlink(missing_ok=True)
         log.info(f"{pid_file}: pid {text} is not a warm server of this user; not signalled, stale pid file removed")
     asked = 0
     for fp, pid in found:
+        if not everywhere and not here(pid):
+            continue
         sock = runtime_dir() / f"{fp}.sock"
         asked += signal_verified(pid, signal.SIGTERM, lambda p: _is_server(p, sock))
     return asked

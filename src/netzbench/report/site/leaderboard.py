@@ -42,7 +42,7 @@ def _cell(facts: ReportFacts, task: str, model: str) -> dict:
             "half_width": r["half_width"] if has and math.isfinite(r["half_width"]) else None,
             "clipped": bool(has and r.get("clipped")), "n_seeds": r["n_seeds"] if r else 0,
             "status": None if has else cell_text(r, status, len(report.seeds)),
-            "flags": _flags(facts, task, model) if has else []}
+            "flags": _flags(facts, task, model) if has else [], "protocol_mark": ""}
 
 
 def _ordered(rows: list[dict], direction: str) -> list[dict]:
