@@ -50,6 +50,7 @@ def test_study_trains_each_variant_once_and_writes_the_strict_report(tmp_path, m
     assert "- **Protocol**: `strict`" in md and "](plots/dashboard.png)" in md and "../plots" not in md
     for rel in ("benchmark.json", "summary.csv", "report.json", "plots/critical_difference.png"):
         assert (tmp_path / "reports/strict" / rel).is_file(), rel
+    assert not (tmp_path / "reports/strict/site").exists()  # the results site is the main report's
     with logged() as again:
         run_study(params, progress=False)
     assert "0 seed run(s) not cached" in again[0]
@@ -219,3 +220,26 @@ def test_a_strict_report_the_study_did_not_write_is_not_kept(tmp_path, monkeypat
     path.write_text(json.dumps(form))
     run_study(params, progress=False)
     assert json.loads(path.read_text())["histories"]["karate"]["GCN"][0]["test_acc"] == fresh
+
+
+def test_a_resumed_study_in_a_fresh_checkout_waits_for_nothing_it_cannot_have(tmp_path, monkeypatch):
+    """A task whose data was unavailable is no part of a resumed study, fetched or not; a new study with a
+    task it cannot see (not fetched, not asked for) says so instead of calling itself complete."""
+    import shutil
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty-mirror").mkdir()
+    monkeypatch.setenv("NETZBENCH_MIRROR", str(tmp_path / "empty-mirror"))
+    params = make_params(tasks=["karate", "board_directors"], models=["GCN"], seeds=[0, 1], protocol="paper",
+                         train={"epochs": {"karate": 2}})
+    for task in params["tasks"]:
+        fetch_task(task, params, "data")
+    assert json.loads((tmp_path / "data/board_directors/meta.json").read_text())["status"] == "unavailable"
+    first = run_study(params, progress=False)
+    assert first["complete"] and set(first["tasks"]) == {"karate"}
+    shutil.rmtree(tmp_path / "data")  # a fresh checkout: the study is in git, the data is not
+    again = run_study(params, progress=False, tasks=["karate"])
+    assert again["complete"] and again["remaining"] == {} and set(again["tasks"]) == {"karate"}
+    shutil.rmtree(tmp_path / "data")
+    new = run_study(params, progress=False, tasks=["karate"], afresh=True)
+    assert new["remaining"] == {"board_directors": ["(not fetched)"]} and not new["complete"]

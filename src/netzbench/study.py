@@ -182,13 +182,19 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
     if unknown:
         raise ValueError(f"protocol study: task(s) {unknown} are not in params.yaml's tasks {params['tasks']}")
     groups, todo = [], {}
+    before = dict(study.get("remaining") or {})  # what the study resumed still lacked
     for task_id in params["tasks"]:
         if not (data_root / task_id / "meta.json").is_file():
             if task_id not in chosen:  # not asked for: what the study holds of it stays as it is
-                if task_id not in study["tasks"]:
-                    part = study["pending"].get(task_id)
-                    todo[task_id] = ([n for n in variants(part["switches"]) if n not in part["variants"]]
-                                     if part else ["(not fetched)"])
+                part = study["pending"].get(task_id)
+                if part:
+                    todo[task_id] = [n for n in variants(part["switches"]) if n not in part["variants"]]
+                elif task_id not in study["tasks"]:
+                    # a resumed study knows what it still lacked (a task whose data was unavailable: nothing);
+                    # a new one cannot tell without the data
+                    left = list(before.get(task_id, [])) if previous else ["(not fetched)"]
+                    if left:
+                        todo[task_id] = left
                 continue
             fetch_task(task_id, params, data_root)
         meta = read_meta(data_root / task_id)
@@ -297,9 +303,10 @@ def _promote(study: dict, todo: dict[str, list[str]], held: dict | None = None) 
 
 def strict_place(target: Path):
     """Where the strict report's outputs go: ``reports/*`` and ``plots/`` straight under ``target``,
-    ``metrics/report.json`` as ``target/report.json`` (no ``headline.json``: DVC shows the main one)."""
+    ``metrics/report.json`` as ``target/report.json`` (no ``headline.json``: DVC shows the main one; no
+    results site: the main one's paper-vs-strict page shows the study)."""
     def place(rel: str) -> Path | None:
-        if rel == "metrics/headline.json":
+        if rel == "metrics/headline.json" or rel.startswith("reports/site/"):
             return None
         if rel == "metrics/report.json":
             return target / "report.json"
