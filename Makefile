@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup repro protocols quick test test-fast constraints clean
+.PHONY: setup browser repro protocols quick test test-fast constraints clean
 
 setup: $(STAMP)
 
@@ -19,6 +19,20 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet "$(TORCH_SPEC)"
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev,ray]"
 	touch $(STAMP)
+
+# headless Chromium for the results site's browser tests (tests/test_site_browser.py): Debian's package,
+# installed where apt-get is available and we are root; elsewhere it says how, and those tests skip
+browser:
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
+	    || [ -n "$$NETZBENCH_CHROMIUM" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing chromium (Debian's package) for the browser tests"; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
+	    || echo "could not install chromium: the browser tests will skip"; \
+	else \
+	  echo "no Chromium: the browser tests will skip (install it: sudo apt-get install chromium," \
+	       "or set NETZBENCH_CHROMIUM to a Chromium executable)"; \
+	fi
 
 repro: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/dvc repro
@@ -32,7 +46,7 @@ quick: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/netzbench quick
 
 # every tier (unit, train, process, e2e: tests/tiers.py); the 25 slowest tests are listed at the end
-test: $(STAMP)
+test: $(STAMP) browser
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q --durations=25
 
 # the unit tier (no training, no subprocess), on every core: what to run after each change

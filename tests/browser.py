@@ -168,7 +168,9 @@ class Page:
         for msg in self.events:
             method, p = msg.get("method"), msg.get("params", {})
             if method == "Runtime.exceptionThrown":
-                out.append(f"exception: {p['exceptionDetails'].get('exception', {}).get('description') or p}")
+                details = p["exceptionDetails"]
+                out.append(f"exception: {details.get('exception', {}).get('description') or details.get('text')} "
+                           f"({details.get('url', '')}:{details.get('lineNumber')})")
             elif method == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
                 out.append(f"console.{p['type']}: {[a.get('value', a.get('description')) for a in p['args']]}")
             elif method == "Log.entryAdded" and p["entry"]["level"] == "error":
@@ -204,7 +206,8 @@ def start_chromium(executable: str, timeout: float = TIMEOUT_S) -> Chromium:
     """Chromium started headless on a fresh profile, its DevTools port on localhost only, no network
     services of its own (updates, sync, field trials), and its tab attached."""
     profile = Path(tempfile.mkdtemp(prefix="netzbench-chromium-"))
-    proc = subprocess.Popen([executable, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+    proc = subprocess.Popen([executable, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                             "--no-first-run",
                              "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
                              "--disable-component-update", "--disable-sync", "--hide-scrollbars", "--mute-audio",
                              "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",

@@ -60,6 +60,7 @@ def test_repro_then_candidate_then_more_seeds(repo):
                                "candidate@random_tsp", "candidate@karate", "report"}
     for rel in ["metrics/report.json", "reports/benchmark.json", "reports/REPORT.md", "plots/critical_difference.png",
                 "plots/critical_difference.svg", "plots/mean_ranks.csv", "plots/mean_ranks.png",
+                "reports/site/index.html", "reports/site/tasks/karate.html",
                 "metrics/runs/karate/GCN.json", "metrics/candidate/karate.json", "data/karate/meta.json"]:
         assert (dst / rel).is_file(), rel
     report = json.loads((dst / "metrics/report.json").read_text())

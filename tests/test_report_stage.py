@@ -26,7 +26,8 @@ OUTPUTS = ["metrics/headline.json", "metrics/report.json", "reports/benchmark.js
            "reports/pairwise.tex", "reports/REPORT.md", "reports/selected_epochs.csv", "reports/posthoc.csv",
            "reports/bayesian.csv",
            "plots/critical_difference.png", "plots/critical_difference.svg", "plots/forest.png", "plots/pairwise.png",
-           "plots/learning_curves.png", "plots/dashboard.png", "plots/mean_ranks.csv", "plots/mean_ranks.png"]
+           "plots/learning_curves.png", "plots/dashboard.png", "plots/mean_ranks.csv", "plots/mean_ranks.png",
+           "reports/site/index.html", "reports/site/tasks/cora.html", "reports/site/site.css", "reports/site/site.js"]
 
 
 _CLOCK = itertools.count()

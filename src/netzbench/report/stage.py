@@ -27,7 +27,9 @@ to the working directory (or ``out_dir``):
 - ``plots/critical_difference.png``/``.svg``, ``plots/forest.png``,
   ``plots/pairwise.png``, ``plots/learning_curves.png``,
   ``plots/dashboard.png``, ``plots/mean_ranks.csv``/``.png``;
-- ``reports/REPORT.md``: the readable report (:mod:`netzbench.report.markdown`).
+- ``reports/REPORT.md``: the readable report (:mod:`netzbench.report.markdown`);
+- ``reports/site/``: the results as a self-contained static site (:mod:`netzbench.report.site`); a
+  task page the build did not write (a task dropped) is removed once the new site is in place.
 
 Every statistic they share is computed once per build
 (:func:`~netzbench.report.facts.collect_facts`).
@@ -77,6 +79,7 @@ from .formatting import number, p_value
 from .markdown import render_markdown
 from .memo import computed_once
 from .paper import CELL_FIELDS as PAPER_CELL_FIELDS
+from .site import SITE, prune_stale, write_site
 
 log = logging.getLogger(__name__)
 
@@ -348,9 +351,13 @@ def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None,
             out.write_text(place("reports/benchmark.json"), report.to_json() + "\n")
         _write_tables(facts, out, place)
         _write_figures(facts, out, place)
+        site = place(f"{SITE}/index.html")
+        site_files = write_site(facts, out, site.parent) if site is not None else []
         if place("reports/REPORT.md") is not None:
             out.write_text(place("reports/REPORT.md"), _plot_links(render_markdown(facts, params), place))
         # leaving the block without an exception renames everything into place (a given staging: its owner)
+    if site_files and staging is None:
+        prune_stale(site.parent, site_files)
 
     fr, unavailable = facts.friedman, facts.unavailable
     if unavailable:

@@ -3,9 +3,9 @@ flags, and the baselines and the constant predictor apart, all read from the rep
 
 The significance group is the best model's: the models whose paired difference from the best (the
 headline paired test, Holm within the task: :attr:`ReportFacts.headline_pairwise`) is not
-significant share it (``same``); the others are ``separated``. The best is the best mean among the models under
-test (REPORT.md's bold cell, :func:`~netzbench.report.markdown.text.winners`). Flags and the
-protocol marks are REPORT.md's (:mod:`netzbench.report.markdown.flags`, ``.robustness``).
+significant share it (``same``); the others are ``separated``. The best is the best mean among the
+models under test (REPORT.md's bold cell, :func:`~netzbench.report.markdown.text.winners`). Flags and
+the protocol marks are REPORT.md's (:mod:`netzbench.report.markdown.flags`, ``.robustness``).
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from ..series import metric_label
 from ..within_task import TEST_NAMES
 
 #: the best GNN against the best baseline (:func:`netzbench.report.baselines.comparison`), in words
-VERDICTS = {"gnn_better": "the best GNN is significantly better", "baseline_better": "the baseline is significantly "
-            "better", "not_significant": "no significant difference"}
+VERDICTS = {"gnn_better": "the best GNN is significantly better",
+            "baseline_better": "the baseline is significantly better",
+            "not_significant": "no significant difference"}
 
 
 def _flags(facts: ReportFacts, task: str, model: str) -> list[dict]:

@@ -3,8 +3,8 @@
 Only the dialect the report's templates write (:mod:`netzbench.report.markdown`): ``#`` headings,
 paragraphs (one line each), ``- `` lists nested by two spaces, ``> `` quotes, pipe tables with an
 alignment row, and inline code, ``**bold**``, ``*italic*`` and ``\\|`` (a pipe inside a table cell).
-Everything is HTML-escaped first; a Markdown link keeps its text only, since its target is relative
-to ``reports/`` and the site stands alone.
+Everything is HTML-escaped first; a Markdown link keeps its text only and an image is left out, since
+their targets are relative to ``reports/`` and the site stands alone (it has figures of its own).
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import re
 _CODE = re.compile(r"`([^`]+)`")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _ITALIC = re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]+\)")
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)\s]+\)")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)\s]+\)")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
 _ITEM = re.compile(r"^( *)- (.*)$")
 _ALIGN = {"---:": "right", ":---:": "center"}
@@ -29,7 +30,7 @@ def inline(text: str) -> str:
         spans.append(f"<code>{html.escape(m.group(1), quote=False)}</code>")
         return f"\x00{len(spans) - 1}\x00"
 
-    text = _LINK.sub(lambda m: m.group(1), text)
+    text = _LINK.sub(lambda m: m.group(1), _IMAGE.sub("", text))
     text = html.escape(_CODE.sub(keep, text), quote=False).replace("\\|", "|")
     text = _ITALIC.sub(r"<em>\1</em>", _BOLD.sub(r"<strong>\1</strong>", text))
     return re.sub("\x00(\\d+)\x00", lambda m: spans[int(m.group(1))], text)
@@ -44,8 +45,11 @@ def _table(lines: list[str]) -> str:
     head, align, body = _cells(lines[0]), [_ALIGN.get(a.strip(), "") for a in _cells(lines[1])], lines[2:]
 
     def row(cells: list[str], tag: str) -> str:
-        return "<tr>" + "".join(f'<{tag}{f" class={chr(34)}{a}{chr(34)}" if a else ""}>{inline(c)}</{tag}>'
-                                for c, a in zip(cells, align + [""] * len(cells))) + "</tr>"
+        out = []
+        for c, a in zip(cells, align + [""] * len(cells)):
+            attr = f' class="{a}"' if a else ""
+            out.append(f"<{tag}{attr}>{inline(c)}</{tag}>")
+        return "<tr>" + "".join(out) + "</tr>"
 
     return ('<div class="scroll"><table class="report-table"><thead>' + row(head, "th") + "</thead><tbody>"
             + "".join(row(_cells(r), "td") for r in body) + "</tbody></table></div>")
@@ -111,6 +115,6 @@ def to_html(lines: list[str], drop_heading: bool = False) -> str:
         elif kind == "quote":
             out.append("<blockquote>" + "".join(f"<p>{inline(b.lstrip('>').strip())}</p>" for b in block
                                                 if b.lstrip(">").strip()) + "</blockquote>")
-        else:
+        elif inline(line.strip()).strip():  # a line holding only an image leaves nothing
             out.append(f"<p>{inline(line.strip())}</p>")
     return "\n".join(out)

@@ -54,7 +54,7 @@ def ranks(facts: ReportFacts) -> dict:
             "posthoc": report.posthoc_method, "cliques": [[label(report, m) for m in c] for c in facts.cd_cliques],
             "bars": Markup(rank_bars(uniform, {m: label(report, m) for m in uniform},
                                      fr["cd"] if report.posthoc_method == "nemenyi" else None, facts.candidate)),
-            "section": _html([line for line in across_tasks(facts) if not line.startswith("![")])}
+            "section": _html(across_tasks(facts))}
 
 
 def _outcome(r: dict, name: str) -> str:
