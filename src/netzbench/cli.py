@@ -352,9 +352,7 @@ def verify(files: tuple[str, ...], against: str | None, whole: bool) -> None:
     conclusion changed (mean-rank order, Friedman decision, CD cliques, significant pairwise
     differences, cells overlapping the paper) or none can be computed, 0 otherwise.
     """
-    import subprocess
-    import tempfile
-
+    from .report.sources import Source, read
     from .report.verify import VerifyError, render, verify as compare
     from .report.verify_input import read_benchmark
 
@@ -363,22 +361,45 @@ def verify(files: tuple[str, ...], against: str | None, whole: bool) -> None:
     ours = files[0] if files else "reports/benchmark.json"
     theirs = files[1] if len(files) == 2 else against
     theirs_shown = theirs or f"HEAD:{ours}"  # what an error calls the other file
-    with tempfile.TemporaryDirectory() as tmp:
-        if theirs is None:
-            shown = subprocess.run(["git", "show", f"HEAD:{ours}"], capture_output=True)
-            if shown.returncode != 0:
-                raise UserError(f"no committed {ours} to compare with (git show HEAD:{ours} failed); "
-                                "give the other file with --against")
-            theirs = str(Path(tmp) / "published.json")
-            Path(theirs).write_bytes(shown.stdout)
-        try:
-            a, b = read_benchmark(ours), read_benchmark(theirs, theirs_shown)
-            result = compare(a, b, whole=whole)
-        except VerifyError as exc:
-            raise UserError(str(exc)) from None
+    try:
+        a = read_benchmark(ours)
+        b = read_benchmark(theirs, theirs_shown) if theirs else read(Source("HEAD", "revision", "HEAD", "HEAD"), ours)
+        result = compare(a, b, whole=whole)
+    except VerifyError as exc:
+        raise UserError(str(exc)) from None
     click.echo(render(result, labels=(ours, theirs_shown)))
     if not result["verified"]:
         sys.exit(1)
+
+
+@main.command("compare")
+@click.argument("runs", nargs=-1, metavar="[A [B]]")
+@click.option("--html", "html_path", default=None, type=click.Path(dir_okay=False),
+              help="Also write the summary as a standalone HTML page (style inline, nothing fetched) to this path.")
+def compare_cmd(runs: tuple[str, ...], html_path: str | None) -> None:
+    """Compare run B with run A, as Markdown for a pull request: the cells that changed, paired B - A
+    differences per task (Holm), TOST equivalence, P(B better), mean ranks, conclusions, compute.
+
+    A and B: benchmark files, git revisions (their reports/benchmark.json) or `dvc exp` names.
+    `netzbench compare`: HEAD against the workspace; `netzbench compare A`: A against the workspace.
+    """
+    from .report.compare import compare
+    from .report.compare_render import to_html, to_markdown
+    from .report.sources import BENCHMARK, load
+    from .report.verify_input import VerifyError
+
+    if len(runs) > 2:
+        raise UserError("give at most two runs: A and B")
+    specs = [*(runs or ["HEAD"]), BENCHMARK][:2]
+    try:
+        (a, source_a), (b, source_b) = load(specs[0]), load(specs[1])
+        result = compare(a, b, labels=(source_a.label, source_b.label))
+    except VerifyError as exc:
+        raise UserError(str(exc)) from None
+    click.echo(to_markdown(result), nl=False)
+    if html_path:
+        Path(html_path).write_text(to_html(result), encoding="utf-8")
+        log.info(f"compare: the page is {html_path}")
 
 
 @main.command("tasks")
@@ -390,6 +411,7 @@ def tasks_cmd(as_json: bool, params_path: str) -> None:
 
     epochs: the task's catalogue budget, or its `train.epochs` override (marked *)."""
     from .catalog.table import DATASETS, TASKS
+    from .listing import print_table
 
     epochs = {}
     if Path(params_path).is_file():
@@ -406,10 +428,10 @@ def tasks_cmd(as_json: bool, params_path: str) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
-    _print_table(["id", "category", "family", "dataset", "epochs", "download"],
-                 [[r["id"], r["category"], r["family"], r["dataset"],
-                   f"{r['epochs']}{'*' if r['epochs_source'] == 'params' else ' '}",
-                   "yes" if r["needs_download"] else "no"] for r in rows], right=frozenset({4}))
+    print_table(["id", "category", "family", "dataset", "epochs", "download"],
+                [[r["id"], r["category"], r["family"], r["dataset"],
+                  f"{r['epochs']}{'*' if r['epochs_source'] == 'params' else ' '}",
+                  "yes" if r["needs_download"] else "no"] for r in rows], right=frozenset({4}))
     if any(r["epochs_source"] == "params" for r in rows):
         click.echo(f"* epochs from `train.epochs` in {params_path} (the others: the catalogue's budget)")
 
@@ -435,6 +457,7 @@ def _obtainable(ds, mirror) -> str:
 def datasets_cmd(as_json: bool, mirror: str | None) -> None:
     """List the catalogue's datasets: category, families, size, source, license, availability."""
     from .catalog.table import DATASETS
+    from .listing import print_table, shorten, size_text
     from .paths import resolve_mirror
 
     try:
@@ -456,44 +479,13 @@ def datasets_cmd(as_json: bool, mirror: str | None) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
-    _print_table(["id", "category", "families", "size", "license", "obtainable", "paper", "source"],
-                 [[r["id"], r["category"], ",".join(r["families"]), _size(r["size"]), _short(r["license"], 32),
-                   r["obtainable"], "yes" if r["in_paper"] else "extra",
-                   r["sources"][0]["url"] if r["sources"] else "-"] for r in rows])
+    print_table(["id", "category", "families", "size", "license", "obtainable", "paper", "source"],
+                [[r["id"], r["category"], ",".join(r["families"]), size_text(r["size"]), shorten(r["license"], 32),
+                  r["obtainable"], "yes" if r["in_paper"] else "extra",
+                  r["sources"][0]["url"] if r["sources"] else "-"] for r in rows])
     n_paper = sum(r["in_paper"] for r in rows)
     click.echo(f"\n{n_paper} datasets of the paper's catalogue, {len(rows) - n_paper} extra; "
                "size: of the processed data in data/<id>/ (- until `netzbench fetch`); --json for full licenses")
-
-
-def _print_table(header: list[str], rows: list[list[str]], right: frozenset[int] = frozenset()) -> None:
-    """Columns as wide as their longest cell (``right``: right-aligned column indices); the last is not padded."""
-    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
-
-    def line(cells) -> str:
-        out = [str(c).rjust(w) if i in right else str(c).ljust(w) for i, (c, w) in enumerate(zip(cells, widths))]
-        return "  ".join(out).rstrip()
-
-    click.echo(line(header))
-    click.echo("-" * len(line(header)))
-    for row in rows:
-        click.echo(line(row))
-
-
-def _size(counts: dict | None) -> str:
-    """``2708 nodes, 5278 edges`` / ``188 graphs`` from a meta.json's counts; ``-`` if not fetched."""
-    if not counts:
-        return "-"
-    for key, unit in (("num_graphs", "graphs"), ("num_nodes", "nodes")):
-        if key in counts:
-            text = f"{counts[key]} {unit}"
-            if unit == "nodes" and "num_edges" in counts:
-                text += f", {counts['num_edges']} edges"
-            return text
-    return "-"
-
-
-def _short(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,7 +13,10 @@
 - :mod:`.markdown` -- REPORT.md, one function per section; :mod:`.paper` -- the paper's Table 3;
 - :mod:`.formatting` -- numbers in text; :mod:`.stage` -- the ``report`` pipeline stage;
 - :mod:`.verify` -- two benchmark files compared (``netzbench verify``); :mod:`.verify_input` -- a
-  benchmark file read strictly and checked value by value for it.
+  benchmark file read strictly and checked value by value for it;
+- :mod:`.compare` -- what run B changes against run A, with paired tests (``netzbench compare``);
+  :mod:`.compare_render` -- that as Markdown or a page; :mod:`.sources` -- a run named by a file, a git
+  revision or a ``dvc exp`` name.
 """
 
 from .benchmark import SCHEMA, BenchmarkReport

@@ -31,7 +31,8 @@ import numpy as np
 from .paper import compare_with_paper
 from .verify_input import VerifyError
 
-__all__ = ["VerifyError", "cell_differences", "common_part", "conclusions", "render", "verify"]
+__all__ = ["VerifyError", "cell_differences", "common_part", "conclusion_change", "conclusions", "left_out",
+           "render", "verify"]
 
 
 def _same_history(a: dict | None, b: dict | None) -> bool:
@@ -176,33 +177,65 @@ def verify(ours, theirs, whole: bool = False) -> dict[str, Any]:
             "verified": not changed and bool(held), "left_out": left}
 
 
-def _set_change(a: list, b: list) -> str:
+def _set_change(a: list, b: list, places: tuple[str, str]) -> str:
     gone = [x for x in b if x not in a]
     new = [x for x in a if x not in b]
-    return (f"only here: {new}" if new else "") + ("; " if new and gone else "") + (f"only there: {gone}" if gone else "")
+    return ((f"only {places[0]}: {new}" if new else "") + ("; " if new and gone else "")
+            + (f"only {places[1]}: {gone}" if gone else ""))
 
 
-def _left_out_lines(result: dict[str, Any], labels: tuple[str, str]) -> list[str]:
-    """What :func:`common_part` left out, a whole task named once."""
-    left = result["left_out"]
-    if not left or not any(left.values()):
-        return []
-    lines = [f"left out: what only one file has (the {result['n_cells']} cells compared are those both ran, on "
-             "the seeds both have, and the conclusions are recomputed on them; --whole compares the whole files)"]
+def conclusion_change(result: dict[str, Any], key: str, places: tuple[str, str] = ("here", "there")) -> str:
+    """The conclusion ``key`` of :func:`verify`'s ``result`` in words: ``same``, ``not computable from either
+    file`` or ``CHANGED (...)`` saying what; ``places`` name where ``ours`` and ``theirs`` stand."""
+    a, b = result["ours"][key], result["theirs"][key]
+    can = result["computable"]
+    if key in result["not_computable"]:
+        return "not computable from either file"
+    if (key in can["ours"]) != (key in can["theirs"]):
+        here = key in can["ours"]
+        return f"CHANGED (computable {places[0] if here else places[1]} only: {a if here else b})"
+    if a == b:
+        return "same"
+    if isinstance(a, list) and all(isinstance(x, list) for x in a + b):
+        return f"CHANGED ({_set_change(a, b, places)})"
+    return f"CHANGED ({a} {places[0]}, {b} {places[1]})"
+
+
+def left_out(result: dict[str, Any]) -> dict[str, str]:
+    """What :func:`common_part` left out of each file (``here``, ``there``: ``ours``, ``theirs``) in words,
+    a whole task, then a whole model (a candidate only one run has), named once; a file that lost nothing
+    is absent."""
+    left = result["left_out"] or {}
     compared = {c["task"] for c in result["cells"]}
-    for side, label in zip(("here", "there"), labels):
-        cells = left[f"cells_{side}"]
+    compared_models = {c["model"] for c in result["cells"]}
+    out = {}
+    for side in ("here", "there"):
+        cells = left.get(f"cells_{side}") or []
         tasks = list(dict.fromkeys(t for t, _ in cells))
         whole_tasks = [t for t in tasks if t not in compared]  # no cell of the task is compared
         parts = [f"tasks {', '.join(whole_tasks)} (every cell)"] if whole_tasks else []
-        rest = [f"{t}/{m}" for t, m in cells if t not in whole_tasks]
+        models = list(dict.fromkeys(m for t, m in cells if t not in whole_tasks and m not in compared_models))
+        if models:
+            parts.append(f"models {', '.join(models)} (every cell)")
+        rest = [f"{t}/{m}" for t, m in cells if t not in whole_tasks and m not in models]
         if rest:
             parts.append(f"cells {', '.join(rest)}")
-        if left[f"seeds_{side}"]:
+        if left.get(f"seeds_{side}"):
             parts.append(f"seeds {', '.join(map(str, left[f'seeds_{side}']))}")
         if parts:
-            lines.append(f"  only in {label}: {'; '.join(parts)}")
-    return lines
+            out[side] = "; ".join(parts)
+    return out
+
+
+def _left_out_lines(result: dict[str, Any], labels: tuple[str, str]) -> list[str]:
+    """What :func:`common_part` left out, under a line that says why."""
+    parts = left_out(result)
+    if not parts:
+        return []
+    lines = [f"left out: what only one file has (the {result['n_cells']} cells compared are those both ran, on "
+             "the seeds both have, and the conclusions are recomputed on them; --whole compares the whole files)"]
+    return lines + [f"  only in {label}: {parts[side]}" for side, label in zip(("here", "there"), labels)
+                    if side in parts]
 
 
 def render(result: dict[str, Any], labels: tuple[str, str] = ("this file", "the other file")) -> str:
@@ -228,20 +261,7 @@ def render(result: dict[str, Any], labels: tuple[str, str] = ("this file", "the 
         else:
             lines.append(f"  {c['task']}/{c['model']}: present in one run only")
     lines.append("conclusions:")
-    can = result["computable"]
-    for key in result["ours"]:
-        a, b = result["ours"][key], result["theirs"][key]
-        if key in result["not_computable"]:
-            lines.append(f"  {key}: not computable from either file")
-        elif (key in can["ours"]) != (key in can["theirs"]):
-            where = "here" if key in can["ours"] else "there"
-            lines.append(f"  {key}: CHANGED (computable {where} only: {a if where == 'here' else b})")
-        elif a == b:
-            lines.append(f"  {key}: same")
-        elif isinstance(a, list) and all(isinstance(x, list) for x in a + b):
-            lines.append(f"  {key}: CHANGED ({_set_change(a, b)})")
-        else:
-            lines.append(f"  {key}: CHANGED ({a} here, {b} there)")
+    lines += [f"  {key}: {conclusion_change(result, key)}" for key in result["ours"]]
     lines.append(_verdict(result))
     return "\n".join(lines)
 
