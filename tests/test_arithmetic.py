@@ -43,13 +43,16 @@ def _machine(tmp_path, name, mode, native_env):
 @pytest.mark.skipif(torch.backends.cpu.get_cpu_capability() != "AVX512",
                     reason="simulating two machines needs a CPU whose native kernels are wider than AVX2")
 def test_portable_arithmetic_gives_the_same_bits_where_native_does_not(tmp_path):
-    native_a = _machine(tmp_path, "avx512", "native", {})
-    native_b = _machine(tmp_path, "avx2", "native", AVX2)
-    assert native_a.keys() == native_b.keys()
-    assert any(native_a[k] != native_b[k] for k in native_a), "native kernels gave the same bits on both"
     portable_a = _machine(tmp_path, "avx512", "portable", {})
     portable_b = _machine(tmp_path, "avx2", "portable", AVX2)
     assert portable_a == portable_b  # every history, bit for bit
+    native_a = _machine(tmp_path, "avx512", "native", {})
+    native_b = _machine(tmp_path, "avx2", "native", AVX2)
+    assert native_a.keys() == native_b.keys() == portable_a.keys()
+    if all(native_a[k] == native_b[k] for k in native_a):
+        # some AVX-512 CPUs (seen on an AMD EPYC) give these small cells the AVX2 bits natively as well:
+        # portable held, but there was no difference for it to remove
+        pytest.skip("native AVX-512 and AVX2 kernels gave the same bits on this CPU: nothing to show portable removes")
 
 
 def test_portable_mode_refuses_a_process_whose_torch_chose_other_kernels(tmp_path):
