@@ -11,8 +11,7 @@ from matplotlib.colors import to_hex
 
 from netzbench.report import BenchmarkReport
 from netzbench.report import figures as P
-from netzbench.report.figures.cells import CANDIDATE_HATCH
-from netzbench.report.figures.style import CANDIDATE_COLOR
+from netzbench.report.figures.style import CANDIDATE_COLOR, CANDIDATE_HATCH
 from netzbench.report.formatting import display_names
 from netzbench.report.stage import write_outputs
 
@@ -120,19 +119,21 @@ def test_forest_marks_the_candidate():
     models = ["GCN", REF, "GAT"]
     cells = _cells(models, {"t0": [0.9, 0.7, 0.8], "t1": [0.6, 0.65, 0.5]})
     fig = P.plot_forest(cells, candidate=REF)
-    for ax, best in zip(fig.axes, ("GCN", "EdgeFreeMLP")):
-        labels = {t.get_text(): t for t in ax.get_yticklabels()}
-        assert _is_candidate_style(labels["EdgeFreeMLP"], bold=False)
-        others = [t for name, t in labels.items() if name != "EdgeFreeMLP"]
-        assert all(to_hex(t.get_color()) != to_hex(CANDIDATE_COLOR) for t in others)
-        # bold still marks the best model, the candidate included
-        assert [n for n, t in labels.items() if t.get_fontweight() == "bold"] == [best]
+    # the panels share the model rows, labelled once in the first column
+    labels = {t.get_text(): t for t in fig.axes[0].get_yticklabels()}
+    assert list(labels) == ["GCN", "EdgeFreeMLP", "GAT"] and not fig.axes[1].get_yticklabels()
+    assert _is_candidate_style(labels["EdgeFreeMLP"])
+    assert all(_plain(t) for name, t in labels.items() if name != "EdgeFreeMLP")
+    for ax, best in zip(fig.axes, (0, 1)):  # the best row (GCN, then the candidate) shaded, its mean a diamond
         marks = [ln for ln in ax.lines if ln.get_gid() == "candidate-mean"]
         assert len(marks) == 1 and to_hex(marks[0].get_markeredgecolor()) == to_hex(CANDIDATE_COLOR)
-    assert fig.axes[0].get_title(loc="right") == "candidate: EdgeFreeMLP"
+        diamonds = [ln.get_ydata()[0] for ln in ax.lines if ln.get_marker() == "D"]
+        assert diamonds == [best] and len([p for p in ax.patches if p.get_gid() == "best"]) == 1
+    note = fig.legends[0].get_texts()[-1]
+    assert note.get_text() == "candidate: EdgeFreeMLP" and _is_candidate_style(note)
     fig.canvas.draw()
     plain = P.plot_forest(cells)
-    assert plain.axes[0].get_title(loc="right") == ""
+    assert not any("candidate" in t.get_text() for t in plain.legends[0].get_texts())
     assert not any(to_hex(t.get_color()) == to_hex(CANDIDATE_COLOR) for t in plain.axes[0].get_yticklabels())
 
 
@@ -191,8 +192,7 @@ def test_report_plots_mark_the_candidate(candidate_report):
     cd = rep.plot_critical_difference(candidate=REF)
     assert [t.get_text() for t in _gid(cd, "candidate-note")] == ["◆ candidate: EdgeFreeMLP"]
     forest = rep.plot_forest(candidate=REF)
-    assert all(_is_candidate_style(next(t for t in ax.get_yticklabels() if t.get_text() == "EdgeFreeMLP"), False)
-               for ax in forest.axes)
+    assert _is_candidate_style(next(t for t in forest.axes[0].get_yticklabels() if t.get_text() == "EdgeFreeMLP"))
     dash = rep.plot_dashboard(candidate=REF)
     assert "EdgeFreeMLP (candidate)" in [t.get_text() for t in dash.legends[0].get_texts()]
     assert not _gid(rep.plot_critical_difference(), "candidate-note")  # none given: nothing marked
@@ -212,8 +212,10 @@ def test_stage_marks_the_candidate_and_keeps_references_in_data(candidate_report
     params = make_params(tasks=["karate", "mutag", "cora"], models=["GCN", "GAT"], seeds=SEEDS)
     write_outputs(candidate_report, params, REF, out_dir=tmp_path)
     assert _gid(saved["critical_difference"], "candidate-note")
-    assert saved["forest"].axes[0].get_title(loc="right") == "candidate: EdgeFreeMLP"
-    assert "EdgeFreeMLP (candidate)" in [t.get_text() for t in saved["dashboard"].legends[0].get_texts()]
+    assert "candidate: EdgeFreeMLP" in [t.get_text() for t in saved["forest_graph_cls"].legends[0].get_texts()]
+    assert "EdgeFreeMLP (candidate)" in [t.get_text() for t in saved["dashboard_graph_cls"].legends[0].get_texts()]
+    # the families the run has none of get a figure saying so
+    assert [t.get_gid() for t in saved["dashboard_link_pred"].axes[0].texts] == ["message"]
     # REPORT.md's tables show the class name; the protocol line keeps the reference once
     md = (tmp_path / "reports/REPORT.md").read_text(encoding="utf-8")
     table_lines = [line for line in md.splitlines() if line.startswith("| ")]

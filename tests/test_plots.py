@@ -53,10 +53,11 @@ def test_model_colors_stable_and_cycling():
     models = [f"m{i}" for i in range(10)]
     c = P.model_colors(models)
     assert list(c) == models
-    assert c["m0"] == P.OKABE_ITO[0] and c["m7"] == P.OKABE_ITO[7]
-    assert c["m8"] == P.OKABE_ITO[0]  # cycles after 8
+    assert [c[m] for m in models[:7]] == P.OKABE_ITO[:7]  # Okabe–Ito first, without its black
+    assert len(set(c.values())) == 10  # ten models, ten colours (issue 28: GCN and ResourceAllocation shared one)
     assert P.model_colors(models[:3]) == {m: c[m] for m in models[:3]}
-    assert len(P.OKABE_ITO) == 8 and len(set(P.OKABE_ITO)) == 8
+    assert len(P.MODEL_PALETTE) == 12 and len(set(P.MODEL_PALETTE)) == 12 and "#000000" not in P.MODEL_PALETTE
+    assert P.model_colors([f"m{i}" for i in range(13)])["m12"] == P.MODEL_PALETTE[0]  # cycles after 12
 
 
 # --------------------------------------------------------------------------- #
@@ -179,13 +180,13 @@ def test_forest(k, n_tasks):
     fig = P.plot_forest(summ, {t: "MAE" for t in summ}, direction)
     assert len(fig.axes) == n_tasks
     ax0 = fig.axes[0]
-    assert "↓ better" in ax0.get_title(loc="left")
+    assert ax0.get_title(loc="left") == "task0" and ax0.get_xlabel() == "MAE (↓ better)"
     if n_tasks > 1:
-        assert "↑ better" in fig.axes[1].get_title(loc="left")
+        assert "↑ better" in fig.axes[1].get_xlabel()
     finite = {m: c["mean"] for m, c in summ["task0"].items() if np.isfinite(c["mean"])}
-    best = min(finite, key=finite.get)
-    bold = [t.get_text() for t in ax0.get_yticklabels() if t.get_fontweight() == "bold"]
-    assert bold == [best]
+    best = list(summ["task0"]).index(min(finite, key=finite.get))
+    assert [ln.get_ydata()[0] for ln in ax0.lines if ln.get_marker() == "D"] == [best]
+    assert [t.get_text() for t in _gid_texts(ax0, "missing")] == ["missing"]
     _draw(fig)
     with pytest.raises(ValueError):
         P.plot_forest(summ, direction={"task0": "up"})
@@ -385,14 +386,16 @@ def test_dashboard_panels_best_and_missing():
         "finance": {"board": {"GCN": {"mean": nan}, "GAT": {"mean": nan}}},
     }
     fig = P.plot_dashboard(panels, {"qm9": "MAE"}, {"qm9": "lower"}, title="dash")
-    axes = {ax.get_title(): ax for ax in fig.axes}
-    assert set(axes) == {"combinatorial", "physics", "finance"}
-    phys = axes["physics"]
-    best = [p for p in phys.patches if p.get_gid() == "best"]
-    assert sorted(round(p.get_height(), 3) for p in best) == [0.2, 0.7]  # GAT best on both (MAE lower)
-    assert len(_gid_texts(phys, "missing")) == 1 and len(_gid_texts(phys, "best-star")) == 2
-    assert [t.get_text() for t in phys.get_xticklabels()] == ["ising\n↑", "qm9\nMAE ↓"]
-    assert _gid_texts(axes["finance"], "no-results")
+    axes = {ax.get_title(): ax for ax in fig.axes}  # a panel per task, on its own axis
+    assert list(axes) == ["random_tsp", "ising", "qm9", "board"]
+    assert [t.get_text() for ax in fig.axes for t in _gid_texts(ax, "category")] == ["combinatorial", "physics",
+                                                                                      "finance"]
+    for task, height in (("ising", 0.7), ("qm9", 0.2)):  # GAT best on both (MAE lower)
+        best = [p for p in axes[task].patches if p.get_gid() == "best"]
+        assert [round(p.get_height(), 3) for p in best] == [height] and len(_gid_texts(axes[task], "best-star")) == 1
+    assert len(_gid_texts(axes["ising"], "missing")) == 1 and not _gid_texts(axes["qm9"], "missing")
+    assert axes["ising"].get_ylabel() == "↑" and axes["qm9"].get_ylabel() == "MAE ↓"
+    assert _gid_texts(axes["board"], "no-results")
     _draw(fig)
     with pytest.raises(ValueError, match="direction"):
         P.plot_dashboard(panels, direction={"qm9": "down"})

@@ -25,8 +25,10 @@ OUTPUTS = ["metrics/headline.json", "metrics/report.json", "reports/benchmark.js
            "reports/pairwise_wilcoxon.csv", "reports/power.csv", "reports/equivalence.csv", "reports/summary.tex",
            "reports/pairwise.tex", "reports/REPORT.md", "reports/selected_epochs.csv", "reports/posthoc.csv",
            "reports/bayesian.csv",
-           "plots/critical_difference.png", "plots/critical_difference.svg", "plots/forest.png", "plots/pairwise.png",
-           "plots/learning_curves.png", "plots/dashboard.png", "plots/mean_ranks.csv", "plots/mean_ranks.png",
+           "plots/critical_difference.png", "plots/critical_difference.svg", "plots/pairwise.png",
+           "plots/learning_curves.png", "plots/mean_ranks.csv", "plots/mean_ranks.png",
+           *[f"plots/{kind}_{family}.png" for kind in ("dashboard", "forest")
+             for family in ("node_cls", "graph_cls", "graph_reg", "link_pred")],
            "reports/site/index.html", "reports/site/tasks/cora.html", "reports/site/site.css", "reports/site/site.js"]
 
 
@@ -209,7 +211,7 @@ def test_stage_survives_when_nothing_can_be_ranked(tmp_path):
     assert set(metrics["unavailable_tasks"]) == {"cora", "random_tsp"}
     for rel in OUTPUTS:
         assert (tmp_path / rel).is_file(), rel
-    assert (tmp_path / "plots/forest.png").read_bytes()[:8] == PNG
+    assert (tmp_path / "plots/forest_link_pred.png").read_bytes()[:8] == PNG
     assert "DATA UNAVAILABLE for 2 of 2 tasks" in (tmp_path / "reports/REPORT.md").read_text()
 
 

@@ -47,7 +47,7 @@ def test_study_trains_each_variant_once_and_writes_the_strict_report(tmp_path, m
     on_disk = json.loads((tmp_path / "reports/protocol_study.json").read_text())
     assert on_disk["tasks"]["random_tsp"]["variants"]["strict"] == tsp["variants"]["strict"]
     md = (tmp_path / "reports/strict/REPORT.md").read_text()
-    assert "- **Protocol**: `strict`" in md and "](plots/dashboard.png)" in md and "../plots" not in md
+    assert "- **Protocol**: `strict`" in md and "](plots/dashboard_link_pred.png)" in md and "../plots" not in md
     for rel in ("benchmark.json", "summary.csv", "report.json", "plots/critical_difference.png"):
         assert (tmp_path / "reports/strict" / rel).is_file(), rel
     assert not (tmp_path / "reports/strict/site").exists()  # the results site is the main report's

@@ -410,10 +410,10 @@ class BenchmarkReport:
         """Grouped bars: mean ± CI (current ``ci_method``) per model, one panel per task with results."""
         return _figures().cells.bars_figure(self)
 
-    def plot_forest(self, candidate: str | None = None):
-        """Forest plot: one panel per task with results, one row per model, dot = mean, line = CI;
-        best highlighted, and the ``candidate`` model (if given) marked."""
-        return _figures().cells.forest_figure(self, candidate)
+    def plot_forest(self, candidate: str | None = None, family: str | None = None):
+        """Forest plot: one panel per task with results (of ``family``, e.g. ``"link_pred"``; default all), a
+        row per model, dot = mean, line = CI; best highlighted, the ``candidate`` (if given) marked."""
+        return _figures().forest.forest_figure(self, candidate, family)
 
     def plot_pairwise(self, layout: str = "matrix", task: str | None = None, method: str | None = None):
         """Pairwise comparisons of the current (or given) ``method``, Holm-adjusted.
@@ -449,10 +449,10 @@ class BenchmarkReport:
         """
         return _figures().curves.learning_curves_figure(self, series, tasks)
 
-    def plot_dashboard(self, title: str | None = None, candidate: str | None = None):
-        """Per-category dashboard (the paper's Figure 2): one panel per research category, every task of
-        the category as a group of bars with CIs (current ``ci_method``); ``candidate`` (if given) marked."""
-        return _figures().cells.dashboard_figure(self, title, candidate)
+    def plot_dashboard(self, title: str | None = None, candidate: str | None = None, family: str | None = None):
+        """Dashboard (after the paper's Figure 2): a panel of bars with CIs (current ``ci_method``) per task (of
+        ``family``; default all), grouped by research category; ``candidate`` (if given) marked."""
+        return _figures().dashboard.dashboard_figure(self, title, candidate, family)
 
     # ---------------------------------------------------------- persistence
     def _task_dicts(self) -> dict[str, dict]:

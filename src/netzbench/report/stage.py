@@ -24,9 +24,10 @@ to the working directory (or ``out_dir``):
   ``reports/bayesian.csv`` (Bayesian signed-rank across tasks, correlated
   t-test per task): tables;
 - ``reports/summary.tex``, ``reports/pairwise.tex``: booktabs tables;
-- ``plots/critical_difference.png``/``.svg``, ``plots/forest.png``,
-  ``plots/pairwise.png``, ``plots/learning_curves.png``,
-  ``plots/dashboard.png``, ``plots/mean_ranks.csv``/``.png``;
+- ``plots/critical_difference.png``/``.svg``, ``plots/pairwise.png``,
+  ``plots/learning_curves.png``, ``plots/mean_ranks.csv``/``.png``, and per task
+  family (:mod:`.figure_files`) ``plots/dashboard_<family>.png`` and
+  ``plots/forest_<family>.png`` (a family without tasks: a figure saying so);
 - ``reports/REPORT.md``: the readable report (:mod:`netzbench.report.markdown`);
 - ``reports/site/``: the results as a self-contained static site (:mod:`netzbench.report.site`); a
   task page the build did not write (a task dropped) is removed once the new site is in place.
@@ -74,6 +75,7 @@ from ..records import StagedFiles
 from ..stats import VERDICTS
 from .benchmark import BenchmarkReport
 from .facts import ReportFacts, collect_facts
+from .figure_files import written_families
 from .figures import plot_message, save_figure
 from .formatting import number, p_value
 from .markdown import render_markdown
@@ -302,11 +304,14 @@ def _write_figures(facts: ReportFacts, out: StagedFiles, place: Place) -> None:
         "mean_ranks": (lambda: report.plot_mean_ranks(aggregation, **({"weights": weights}
                                                                       if aggregation == "custom" else {})),
                        "no mean ranks", ("png",)),
-        "forest": (lambda: report.plot_forest(candidate), "no forest plot", ("png",)),
         "pairwise": (lambda: report.plot_pairwise("matrix"), "no pairwise comparison", ("png",)),
         "learning_curves": (report.plot_learning_curves, "no learning curves", ("png",)),
-        "dashboard": (lambda: report.plot_dashboard(candidate=candidate), "no dashboard", ("png",)),
     }
+    for family in written_families(report):  # one file per family: each stays about 3,000 px at most
+        figures[f"dashboard_{family}"] = (lambda f=family: report.plot_dashboard(candidate=candidate, family=f),
+                                          "no dashboard", ("png",))
+        figures[f"forest_{family}"] = (lambda f=family: report.plot_forest(candidate, family=f), "no forest plot",
+                                       ("png",))
     for name, (make, message, formats) in figures.items():
         if place(f"plots/{name}") is not None:
             save_figure(_safe_figure(make, message), place(f"plots/{name}"), formats=formats, staging=out)

@@ -1,10 +1,13 @@
 """Publication-ready figures for netzbench reports, one module per kind of figure.
 
-- :mod:`.style` -- colours (Okabe–Ito by model order), fonts, panel grids,
-  :func:`save_figure` (byte-identical PNG / SVG / PDF for identical inputs);
+- :mod:`.style` -- colours (twelve, Okabe–Ito first, by model order; baselines
+  hatched or square), fonts, panel grids, :func:`save_figure` (byte-identical
+  PNG / SVG / PDF for identical inputs);
 - :mod:`.ranks` -- the Demšar critical-difference diagram and mean-rank bars;
-- :mod:`.cells` -- per-cell grouped bars, forest plot and the per-category
-  dashboard (the paper's Figure 2);
+- :mod:`.cells` -- per-cell grouped bars; :mod:`.forest` -- the forest plot;
+  :mod:`.dashboard` -- the dashboard by research category (after the paper's
+  Figure 2), one axis per task; :mod:`.cell_data` -- what these read from a
+  report, per task family;
 - :mod:`.pairwise` -- pairwise matrix (one task or a grid of tasks) and list;
 - :mod:`.curves` -- learning curves; :mod:`.message` -- a figure stating why
   there is nothing to draw.
@@ -22,8 +25,10 @@ the numbers from a report and call them.
 The artefacts correspond to docs/statistics.md, section "Artefacts".
 """
 
-from .cells import plot_bars, plot_dashboard, plot_forest
-from .style import OKABE_ITO, model_colors, save_figure
+from .cells import plot_bars
+from .dashboard import plot_dashboard
+from .forest import plot_forest
+from .style import MODEL_PALETTE, OKABE_ITO, model_colors, save_figure
 from .curves import plot_learning_curves
 from .message import plot_message
 from .pairwise import plot_pairwise_grid, plot_pairwise_list, plot_pairwise_matrix
@@ -31,6 +36,7 @@ from .ranks import plot_critical_difference, plot_mean_ranks
 
 __all__ = [
     "OKABE_ITO",
+    "MODEL_PALETTE",
     "model_colors",
     "save_figure",
     "plot_critical_difference",

@@ -1,9 +1,12 @@
 """What every figure shares: the model colours, fonts, panel grids, figure creation and saving.
 
-* Colours: the Okabe–Ito colour-blind-safe palette, assigned to models by
-  their position in the model order (:func:`model_colors`), so the same model
-  order gives the same colours in every figure.  With more than eight models
-  the palette cycles.
+* Colours: :data:`MODEL_PALETTE` (twelve colours, the Okabe–Ito ones first),
+  assigned to models by their position in the model order
+  (:func:`model_colors`), so the same model order gives the same colours in
+  every figure.  With more than twelve models the palette cycles.
+* Baselines (MLP, the link heuristics) keep their model colour and are drawn
+  apart from the models under test: hatched bars (:data:`BASELINE_HATCH`),
+  square markers (:data:`BASELINE_MARKER`).
 * The candidate (the user's model benchmarked against the roster) keeps its
   model colour and is marked on top of it: its label in :data:`CANDIDATE_COLOR`
   (:func:`mark_candidate_label`), and a marker edged in it (CD diagram,
@@ -44,8 +47,30 @@ OKABE_ITO: list[str] = [
     "#000000",  # black
 ]
 
+#: model colours in assignment order: Okabe–Ito without black (a black bar would hide its whisker, best-model edge
+#: and hatching), then five colours from the tab20/ColorBrewer/Tol sets picked greedily, each the farthest
+#: (CIEDE2000) from those before it and from black, white and :data:`CANDIDATE_COLOR`. Any two of the twelve are
+#: >= 20.6 apart (Okabe–Ito's own closest pair: 21.7), so a roster of up to twelve models, baselines included,
+#: needs no colour twice
+MODEL_PALETTE: list[str] = OKABE_ITO[:7] + [
+    "#7F7F7F",  # grey
+    "#999933",  # olive
+    "#FBB4AE",  # light pink
+    "#98DF8A",  # light green
+    "#6A3D9A",  # purple
+]
+
+#: hatch of a baseline's bars and marker of its means: it keeps its colour, but reads as a reference point
+BASELINE_HATCH = "..."
+BASELINE_MARKER = "s"
+#: hatch of the candidate's bars (the edge already marks the best model)
+CANDIDATE_HATCH = "///"
+
 #: text and marker-edge colour of the candidate model (dark red: apart from every Okabe–Ito colour and black)
 CANDIDATE_COLOR = "#A50026"
+
+#: widest a figure is laid out (in): 2,900 px at the report's 200 dpi, so it reads at its natural size
+MAX_WIDTH_IN = 14.5
 
 FS = 10.0  # body text size (pt)
 FS_SMALL = 9.0  # tick labels, annotations (pt) -- never go below this
@@ -69,16 +94,16 @@ _KNOWN_SUFFIXES = {".png", ".svg", ".pdf", ".eps", ".ps", ".jpg", ".jpeg", ".tif
 
 
 def model_colors(models: Sequence[str]) -> dict[str, str]:
-    """Map each model name to an Okabe–Ito colour by its position in ``models``.
+    """Map each model name to a colour of :data:`MODEL_PALETTE` by its position in ``models``.
 
-    The i-th distinct model gets ``OKABE_ITO[i % 8]``; duplicates keep the colour
+    The i-th distinct model gets ``MODEL_PALETTE[i % 12]``; duplicates keep the colour
     of their first occurrence.  Passing the same model order to every figure
     therefore gives every model the same colour everywhere.
     """
     out: dict[str, str] = {}
     for name in models:
         if name not in out:
-            out[name] = OKABE_ITO[len(out) % len(OKABE_ITO)]
+            out[name] = MODEL_PALETTE[len(out) % len(MODEL_PALETTE)]
     return out
 
 
@@ -95,6 +120,19 @@ def mark_candidate_label(text, bold: bool = True) -> None:
     text.set_color(CANDIDATE_COLOR)
     if bold:
         text.set_fontweight("bold")
+
+
+def best_indices(means: Sequence[float], direction: str, task: str) -> set[int]:
+    """Positions of the best finite ``means`` (every tied one) when ``direction`` (``"higher"`` or
+    ``"lower"``, else ValueError naming ``task``) is better; empty when none is finite."""
+    if direction not in ("higher", "lower"):
+        raise ValueError(f"direction[{task!r}] must be 'higher' or 'lower', got {direction!r}")
+    arr = np.asarray(means, dtype=float)
+    finite = np.isfinite(arr)
+    if not finite.any():
+        return set()
+    target = np.nanmax(arr) if direction == "higher" else np.nanmin(arr)
+    return {i for i in range(len(arr)) if finite[i] and arr[i] == target}
 
 
 def new_figure(width: float, height: float, layout: str | None = "constrained") -> Figure:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ...stats import RESOLUTION
 from ..facts import ReportFacts
+from ..figure_files import family_name, figure_families
 from ..formatting import number, p_value
 from ..series import metric_label
 from ..within_task import TEST_NAMES
@@ -44,7 +45,7 @@ def results_per_task(facts: ReportFacts) -> list[str]:
     """Section 2: mean ± CI per cell, best per row in bold, † where a CI overlaps the best one,
     the constant predictor's score per task and the flags of collapsed, degenerate and leaking cells
     (listed with their reasons under the table); the baselines' block and, per task, the best GNN against
-    the best baseline."""
+    the best baseline; the dashboard of each task family the run has."""
     report = facts.report
     models, headers = ranked_columns(facts)
     rows = []
@@ -61,7 +62,8 @@ def results_per_task(facts: ReportFacts) -> list[str]:
                   baselines_ranked=report.baseline_mode == "include" and bool(facts.baseline_kinds),
                   clipped=[(r["task"], r["model"]) for cells in facts.nested.values() for r in cells.values()
                            if r.get("clipped")],
-                  flags=flag_list(facts), baselines=baseline_section(facts, cell_texts))
+                  flags=flag_list(facts), baselines=baseline_section(facts, cell_texts),
+                  families=[(f, family_name(f)) for f in figure_families(report)])
 
 
 def significant_differences(facts: ReportFacts) -> list[str]:
