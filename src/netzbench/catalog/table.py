@@ -17,11 +17,11 @@ and validates tasks without torch.
 
 from __future__ import annotations
 
-import difflib
 import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..params import closest
 from ..synthetic import physics, routing
 from . import loaders
 
@@ -292,11 +292,9 @@ def get_task(task_id: str) -> TaskSpec:
     try:
         return TASKS[task_id]
     except KeyError:
-        match = difflib.get_close_matches(str(task_id), sorted(TASKS), n=1, cutoff=0.6)
-        hint = f" (did you mean {match[0]!r}?)" if match else ""
         # not the whole list: 68 names bury the one that matters; `netzbench tasks` has them with what they are
         raise UnknownTaskError(
-            f"unknown task {task_id!r}{hint}; `netzbench tasks` lists the catalogue's {len(TASKS)} tasks "
+            f"unknown task {task_id!r}{closest(task_id, sorted(TASKS))}; `netzbench tasks` lists the catalogue's {len(TASKS)} tasks "
             "(or declare it under `custom_tasks` in params.yaml)"
         ) from None
 

@@ -72,7 +72,7 @@ class ReportFacts:
             return []
         return [r for r in self.reproduction if r["task"] in self.present]
 
-    @property
+    @cached_property
     def paper_setting_differs(self) -> list[str]:
         """How this run's setting differs from the one the paper's Table 3 was measured in: its protocol,
         its number of seeds, epochs other than the catalogue's (the paper's) for a task of the table. A
