@@ -1,4 +1,4 @@
-"""Figures stay readable at their natural size (issue 28): a dashboard and a forest plot per task family, no
+"""Figures stay readable at their natural size (issue 28): a dashboard, forest plot and pairwise grid per family, no
 PNG wider than about 3,000 px, one metric per axis, and every model of a ten-model roster in its own colour."""
 
 from __future__ import annotations
@@ -74,11 +74,13 @@ def _png_size(path: Path) -> tuple[int, int]:
     return struct.unpack(">II", head[16:24])
 
 
-def _figures(report):
+def _figures(report, kinds=("dashboard", "forest")):
     """``(kind, family, figure)`` of every family the report has, as the report stage draws them."""
+    draw = {"dashboard": lambda f: report.plot_dashboard(family=f), "forest": lambda f: report.plot_forest(family=f),
+            "pairwise": lambda f: report.plot_pairwise("matrix", family=f)}
     for family in figure_families(report):
-        yield "dashboard", family, report.plot_dashboard(family=family)
-        yield "forest", family, report.plot_forest(family=family)
+        for kind in kinds:
+            yield kind, family, draw[kind](family)
 
 
 def _means(report, task: str, models) -> dict[str, float]:
@@ -93,10 +95,10 @@ def test_the_families_are_the_task_types():
 def test_every_figure_fits_3000_px_at_the_report_dpi(report, tmp_path):
     assert figure_families(report) == ["node_cls", "graph_cls", "graph_reg", "link_pred"]
     sizes = {}
-    for kind, family, fig in _figures(report):
+    for kind, family, fig in _figures(report, ("dashboard", "forest", "pairwise")):
         (path,) = save_figure(fig, tmp_path / f"{kind}_{family}", formats=("png",))  # the stage's 200 dpi
         sizes[path.name] = _png_size(path)
-    assert len(sizes) == 8 and all(w <= MAX_PX and h <= MAX_PX for w, h in sizes.values()), sizes
+    assert len(sizes) == 12 and all(w <= MAX_PX and h <= MAX_PX for w, h in sizes.values()), sizes
     whole = save_figure(report.plot_dashboard(), tmp_path / "all", formats=("png",))[0]  # the API's: every task
     assert _png_size(whole)[0] <= MAX_PX
 
@@ -114,6 +116,11 @@ def test_the_largest_family_of_the_catalogue_stays_readable(tmp_path):
         width, height = _png_size(path)
         assert width <= MAX_PX and height <= 4000, (kind, width, height)
         assert len(fig.axes) == len(tasks)  # still a panel per task
+    # the pairwise matrices, a square per task, run long on 39 tasks: as wide as the page, never wider
+    fig = big.plot_pairwise("matrix", family="link_pred")
+    (path,) = save_figure(fig, tmp_path / "pairwise", formats=("png",))
+    assert _png_size(path)[0] <= MAX_PX
+    assert {a.get_title() for a in fig.axes} >= {t for t, _, _ in tasks}
 
 
 def test_each_axis_holds_one_task_and_its_metric(report):
@@ -184,9 +191,10 @@ def test_dvc_declares_the_files_the_stage_writes(report):
     stages = yaml.safe_load((REPO / "dvc.yaml").read_text())
     outs = {next(iter(o)) if isinstance(o, dict) else o for o in stages["stages"]["report"]["outs"]}
     plots = {next(iter(p)) if isinstance(p, dict) else p for p in stages["plots"]}
-    per_family = {f"plots/{kind}_{family}.png" for kind in ("dashboard", "forest") for family in written_families(report)}
+    per_family = {f"plots/{kind}_{family}.png" for kind in ("dashboard", "forest", "pairwise")
+                  for family in written_families(report)}
     assert per_family <= outs and per_family <= plots
-    assert not {"plots/dashboard.png", "plots/forest.png"} & (outs | plots)
+    assert not {"plots/dashboard.png", "plots/forest.png", "plots/pairwise.png"} & (outs | plots)
 
 
 def test_a_category_name_wider_than_its_one_panel_widens_the_panels():

@@ -415,14 +415,14 @@ class BenchmarkReport:
         row per model, dot = mean, line = CI; best highlighted, the ``candidate`` (if given) marked."""
         return _figures().forest.forest_figure(self, candidate, family)
 
-    def plot_pairwise(self, layout: str = "matrix", task: str | None = None, method: str | None = None):
+    def plot_pairwise(self, layout: str = "matrix", task: str | None = None, method: str | None = None,
+                      family: str | None = None):
         """Pairwise comparisons of the current (or given) ``method``, Holm-adjusted.
 
-        ``layout="matrix"``: −log10 p_Holm below the diagonal, signed Δμ above
-        (one panel per task, or only ``task``); ``layout="list"``: one line per
-        comparison, grouped by task.
+        ``layout="matrix"``: −log10 p_Holm below the diagonal, signed Δμ above (one panel per task of
+        ``family``, default all, or only ``task``); ``layout="list"``: one line per comparison, by task.
         """
-        return _figures().pairwise.pairwise_figure(self, layout, task, method)
+        return _figures().pairwise.pairwise_figure(self, layout, task, method, family)
 
     def plot_critical_difference(self, aggregation: str = "uniform", *, models: Sequence[str] | None = None,
                                  groups=None, weights=None, title: str | None = None, candidate: str | None = None):

@@ -24,10 +24,10 @@ to the working directory (or ``out_dir``):
   ``reports/bayesian.csv`` (Bayesian signed-rank across tasks, correlated
   t-test per task): tables;
 - ``reports/summary.tex``, ``reports/pairwise.tex``: booktabs tables;
-- ``plots/critical_difference.png``/``.svg``, ``plots/pairwise.png``,
-  ``plots/learning_curves.png``, ``plots/mean_ranks.csv``/``.png``, and per task
-  family (:mod:`.figure_files`) ``plots/dashboard_<family>.png`` and
-  ``plots/forest_<family>.png`` (a family without tasks: a figure saying so);
+- ``plots/critical_difference.png``/``.svg``, ``plots/learning_curves.png``,
+  ``plots/mean_ranks.csv``/``.png``, and per task family (:mod:`.figure_files`)
+  ``plots/dashboard_<family>.png``, ``plots/forest_<family>.png`` and
+  ``plots/pairwise_<family>.png`` (a family without tasks: a figure saying so);
 - ``reports/REPORT.md``: the readable report (:mod:`netzbench.report.markdown`);
 - ``reports/site/``: the results as a self-contained static site (:mod:`netzbench.report.site`); a
   task page the build did not write (a task dropped) is removed once the new site is in place.
@@ -304,7 +304,6 @@ def _write_figures(facts: ReportFacts, out: StagedFiles, place: Place) -> None:
         "mean_ranks": (lambda: report.plot_mean_ranks(aggregation, **({"weights": weights}
                                                                       if aggregation == "custom" else {})),
                        "no mean ranks", ("png",)),
-        "pairwise": (lambda: report.plot_pairwise("matrix"), "no pairwise comparison", ("png",)),
         "learning_curves": (report.plot_learning_curves, "no learning curves", ("png",)),
     }
     for family in written_families(report):  # one file per family: each stays about 3,000 px at most
@@ -312,6 +311,8 @@ def _write_figures(facts: ReportFacts, out: StagedFiles, place: Place) -> None:
                                           "no dashboard", ("png",))
         figures[f"forest_{family}"] = (lambda f=family: report.plot_forest(candidate, family=f), "no forest plot",
                                        ("png",))
+        figures[f"pairwise_{family}"] = (lambda f=family: report.plot_pairwise("matrix", family=f),
+                                         "no pairwise comparison", ("png",))
     for name, (make, message, formats) in figures.items():
         if place(f"plots/{name}") is not None:
             save_figure(_safe_figure(make, message), place(f"plots/{name}"), formats=formats, staging=out)

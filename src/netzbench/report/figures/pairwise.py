@@ -20,7 +20,8 @@ from matplotlib.patches import Rectangle
 
 from ..formatting import display_names, p_value
 from ..within_task import TEST_NAMES
-from .style import FS, FS_SMALL, OKABE_ITO, RC, grid_shape, new_figure, panel_axes, text_width_in
+from ..figure_files import family_name, family_tasks
+from .style import FS, FS_SMALL, MAX_WIDTH_IN, OKABE_ITO, RC, new_figure, text_width_in
 
 _NA_GREY = "#D9D9D9"
 _DIAG_GREY = "#F2F2F2"
@@ -52,6 +53,7 @@ def _luminance(rgba: Sequence[float]) -> float:
 
 
 _CELL_IN = 0.62  # side of a matrix cell (inches): fits a signed three-digit difference at 9 pt
+_BARS_IN = 1.5  # the two shared colour bars of a grid, with their labels (inches)
 
 
 def _layers(models: Sequence[str], p_holm, mean_diff) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -278,8 +280,8 @@ def plot_pairwise_grid(
     """One pairwise matrix (as :func:`plot_pairwise_matrix`) per task, sharing one pair of colour bars.
 
     ``matrices[task] = (models, p_holm, mean_diff)`` with the k×k arrays of
-    :func:`plot_pairwise_matrix`.  Panels are laid out by
-    :func:`.common.grid_shape`, each sized to its cells and labels; ``title`` is printed above
+    :func:`plot_pairwise_matrix`.  Panels fill rows no wider than :data:`.style.MAX_WIDTH_IN` (one
+    column when a panel alone is wider), each sized to its cells and labels; ``title`` is printed above
     the grid.  The two colour bars on the right serve every panel:
 
     * ``−log10 p_Holm`` (below the diagonal) is on one scale for all panels --
@@ -295,7 +297,6 @@ def plot_pairwise_grid(
         raise ValueError("matrices is empty")
     tasks = list(matrices)
     n = len(tasks)
-    nrows, ncols = grid_shape(n)  # the grid panel_axes lays out: a figure sized for another leaves gaps
     all_models = [m for t in tasks for m in matrices[t][0]]
     if not all_models:
         raise ValueError("every task has an empty model list")
@@ -307,9 +308,15 @@ def plot_pairwise_grid(
     kmax = max(len(matrices[t][0]) for t in tasks)
     pw = kmax * _CELL_IN + name_w + 0.3  # cells and row names
     ph = kmax * _CELL_IN + 0.72 * name_w + 0.45  # cells, column names (45°) and the task title
+    fit = max(1, min(n, int((MAX_WIDTH_IN - _BARS_IN) // pw)))  # readable at natural size: no wider
+    nrows = math.ceil(n / fit)
+    ncols = math.ceil(n / nrows)  # the rows as even as the width allows (4 panels: 2 x 2, not 3 + 1)
     with mpl.rc_context(RC):
-        fig = new_figure(pw * ncols + 1.5, ph * nrows + (0.45 if title else 0.1))
-        axs = panel_axes(fig, n)
+        fig = new_figure(pw * ncols + _BARS_IN, ph * nrows + (0.45 if title else 0.1))
+        grid = fig.subplots(nrows, ncols, squeeze=False).ravel().tolist()
+        for extra in grid[n:]:
+            fig.delaxes(extra)
+        axs = grid[:n]
         images = None
         for ax, task in zip(axs, tasks):
             models = list(matrices[task][0])
@@ -334,21 +341,31 @@ def plot_pairwise_grid(
     return fig
 
 
-def pairwise_figure(report, layout: str = "matrix", task: str | None = None, method: str | None = None) -> Figure:
+def pairwise_figure(report, layout: str = "matrix", task: str | None = None, method: str | None = None,
+                    family: str | None = None) -> Figure:
     """Pairwise comparisons of ``report`` under ``method`` (default its ``pairwise_method``), Holm-adjusted.
 
     ``layout="matrix"``: one :func:`plot_pairwise_matrix` (only ``task``, or
     a single task with two models) or a :func:`plot_pairwise_grid` of every
-    task present with two models; ``layout="list"``: :func:`plot_pairwise_list`.
+    task present with two models (of ``family``, e.g. ``"link_pred"``; default every family);
+    ``layout="list"``: :func:`plot_pairwise_list`.
     """
     method = method or report.pairwise_method
-    tasks = [task] if task is not None else report.present_tasks()
+    if task is not None:
+        tasks = [task]
+    elif family is not None:
+        tasks = family_tasks(report, family, with_results=True)
+        if not tasks:
+            raise ValueError(f"the run has no {family_name(family)} task with results")
+    else:
+        tasks = report.present_tasks()
     label = TEST_NAMES[method]
+    what = f"{family_name(family).capitalize()}: pairwise" if family is not None and task is None else "Pairwise"
     if layout == "list":
         rows = [r for r in report.pairwise(method) if r["task"] in tasks]
         if not rows:
             raise ValueError("no pairwise comparison to plot")
-        return plot_pairwise_list(rows, alpha=report.alpha, title=f"Pairwise comparisons ({label}, Holm within task)")
+        return plot_pairwise_list(rows, alpha=report.alpha, title=f"{what} comparisons ({label}, Holm within task)")
     if layout != "matrix":
         raise ValueError(f"layout must be 'matrix' or 'list', got {layout!r}")
     mats = {t: report.pairwise_matrix(t, method) for t in tasks}
@@ -358,4 +375,4 @@ def pairwise_figure(report, layout: str = "matrix", task: str | None = None, met
     if len(mats) == 1:
         (t, (names, P, D)), = mats.items()
         return plot_pairwise_matrix(names, P, D, alpha=report.alpha, title=f"{t} ({label})")
-    return plot_pairwise_grid(mats, alpha=report.alpha, title=f"Pairwise comparisons ({label}, Holm within task)")
+    return plot_pairwise_grid(mats, alpha=report.alpha, title=f"{what} comparisons ({label}, Holm within task)")
