@@ -117,3 +117,18 @@ def test_repro_then_candidate_then_more_seeds(repo):
         assert rec["epochs_source"] == "catalogue"
     report = json.loads((dst / "metrics/report.json").read_text())
     assert report["n_tasks"] == 2 and report["k"] == 1
+
+    # the experiments side by side (issue 28): each row says which tasks it ran, within 100 columns
+    rows = json.loads(run(["netzbench", "exps", "--json"], dst, env))
+    exps = [r for r in rows if r["kind"] == "experiment"]
+    assert len(exps) == 3 and [r["kind"] for r in rows[:2]] == ["workspace", "commit"]
+    by_candidate = {r["candidate"]: r for r in exps}
+    mygnn = by_candidate["MyGNN"]
+    assert mygnn["same_tasks_as_baseline"] and mygnn["tasks"] == ["random_tsp", "karate"]
+    assert (mygnn["wins"], mygnn["losses"], mygnn["ties"]) == (cand["wins"], cand["losses"], cand["ties"])
+    assert mygnn["rank"] == pytest.approx(cand["mean_rank"], abs=1e-4)
+    small = [r for r in exps if r["tasks"] == ["karate_link_pred", "synthetic_triangles"]]
+    assert len(small) == 1 and small[0]["seeds"] == 2 and not small[0]["same_tasks_as_baseline"]
+    table = run(["netzbench", "exps", "--width", "100"], dst, env)
+    assert max(len(line) for line in table.splitlines()) <= 100
+    assert "karate_link_pred" in table and "as its baseline (2)" in table

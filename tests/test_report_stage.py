@@ -239,6 +239,6 @@ def test_compact_metrics_hold_the_numbers_compared_across_experiments():
             "candidate": {"name": "MyGNN", "wins": 3, "losses": 1, "ties": 4, "mean_rank": 2.25, "n_tasks": 8}}
     out = compact_metrics(full)
     assert out == {"friedman_p": 0.0654, "mean_rank": {"GCN": 1.875, "GAT": 3.0}, "mean": {"cora": {"GCN": 0.8112}},
-                   "candidate": {"wins": 3, "losses": 1, "mean_rank": 2.25}}
+                   "candidate": {"wins": 3, "losses": 1, "ties": 4, "mean_rank": 2.25}}
     full["candidate"] = {"name": None, "wins": 0, "losses": 0, "ties": 0, "mean_rank": None, "n_tasks": 0}
     assert "candidate" not in compact_metrics(full)

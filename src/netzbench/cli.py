@@ -402,6 +402,23 @@ def compare_cmd(runs: tuple[str, ...], html_path: str | None) -> None:
         log.info(f"compare: the page is {html_path}")
 
 
+@main.command("exps")
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON instead of a table.")
+@click.option("-A", "--all-commits", is_flag=True, help="Every commit's experiments, not only HEAD's.")
+@click.option("--width", type=click.IntRange(60), default=None, help="Table width [default: the terminal's].")
+def exps_cmd(as_json: bool, all_commits: bool, width: int | None) -> None:
+    """The `dvc exp run` experiments side by side, one row each, within the terminal's width: candidate,
+    protocol, seeds, the candidate's mean rank and wins/losses/ties, Friedman p, the model ranked first,
+    and the tasks each ran (from `dvc exp show --json`; every column: `dvc exp show`)."""
+    from .report.experiments import ExperimentsError, experiment_rows, read_show, render, rows_json
+
+    try:
+        rows = experiment_rows(read_show(all_commits=all_commits))
+    except ExperimentsError as exc:
+        raise UserError(str(exc)) from None
+    click.echo(rows_json(rows) if as_json else render(rows, width))
+
+
 @main.command("tasks")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of a table.")
 @click.option("--params", "params_path", default="params.yaml", show_default=True,
@@ -410,21 +427,12 @@ def tasks_cmd(as_json: bool, params_path: str) -> None:
     """List the benchmark tasks (id, category, family, dataset, epochs, needs_download).
 
     epochs: the task's catalogue budget, or its `train.epochs` override (marked *)."""
-    from .catalog.table import DATASETS, TASKS
-    from .listing import print_table
+    from .listing import print_table, task_rows
 
     epochs = {}
     if Path(params_path).is_file():
         epochs = _params(params_path, import_models=False)["train"]["epochs"]
-    rows = []
-    for tid, t in sorted(TASKS.items()):
-        ds = DATASETS[t.dataset]
-        rows.append({
-            "id": tid, "category": ds.category, "family": t.family, "dataset": t.dataset,
-            "epochs": int(epochs.get(tid, t.epochs)), "epochs_source": "params" if tid in epochs else "catalogue",
-            "needs_download": ds.needs_download,
-            "split": t.split, "in_paper": t.in_paper,
-        })
+    rows = task_rows(epochs)
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
@@ -436,46 +444,19 @@ def tasks_cmd(as_json: bool, params_path: str) -> None:
         click.echo(f"* epochs from `train.epochs` in {params_path} (the others: the catalogue's budget)")
 
 
-def _obtainable(ds, mirror) -> str:
-    """How the dataset can be obtained here: synthetic, builtin, mirror, or download only."""
-    if ds.synthetic:
-        return "synthetic"
-    if not ds.needs_download:
-        return "builtin"
-    if mirror is not None:
-        folder = mirror / (ds.mirror or ds.id)
-        for src in ds.sources:
-            if src.in_mirror and all((folder / f.mirror_path).is_file() for f in src.files):
-                return "mirror"
-        return "not in mirror"
-    return "download"
-
-
 @main.command("datasets")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of a table.")
 @click.option("--mirror", default=None, help="Mirror directory to check [default: $NETZBENCH_MIRROR].")
 def datasets_cmd(as_json: bool, mirror: str | None) -> None:
     """List the catalogue's datasets: category, families, size, source, license, availability."""
-    from .catalog.table import DATASETS
-    from .listing import print_table, shorten, size_text
+    from .listing import dataset_rows, print_table, shorten, size_text
     from .paths import resolve_mirror
 
     try:
         mirror_path = resolve_mirror(mirror)
     except FileNotFoundError as exc:
         raise UserError(str(exc)) from None
-    rows = []
-    for did, ds in sorted(DATASETS.items(), key=lambda kv: (kv[1].category, kv[0])):
-        size = None
-        meta = Path("data") / did / "meta.json"
-        if meta.is_file():
-            size = json.loads(meta.read_text()).get("counts")
-        rows.append({
-            "id": did, "name": ds.name, "category": ds.category, "families": list(ds.families),
-            "sources": [{"url": s.url, "kind": s.kind, "format": s.format} for s in ds.sources],
-            "license": ds.license, "citation": ds.citation, "in_paper": ds.in_paper, "size": size,
-            "obtainable": _obtainable(ds, mirror_path),
-        })
+    rows = dataset_rows(mirror_path)
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return

@@ -1,8 +1,62 @@
-"""The tables ``netzbench tasks`` and ``netzbench datasets`` print: aligned columns, short cells."""
+"""The tables ``netzbench tasks`` and ``netzbench datasets`` print: their rows, aligned columns, short cells."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
 import click
+
+
+def task_rows(epochs: Mapping[str, int]) -> list[dict]:
+    """Every catalogue task, by id: category, family, dataset, its epochs (``epochs``: the ``train.epochs``
+    overrides of a params file), whether its data must be downloaded, split, whether the paper has it."""
+    from .catalog.table import DATASETS, TASKS
+
+    rows = []
+    for tid, t in sorted(TASKS.items()):
+        ds = DATASETS[t.dataset]
+        rows.append({
+            "id": tid, "category": ds.category, "family": t.family, "dataset": t.dataset,
+            "epochs": int(epochs.get(tid, t.epochs)), "epochs_source": "params" if tid in epochs else "catalogue",
+            "needs_download": ds.needs_download,
+            "split": t.split, "in_paper": t.in_paper,
+        })
+    return rows
+
+
+def obtainable(ds, mirror: Path | None) -> str:
+    """How the dataset can be obtained here: synthetic, builtin, mirror, not in mirror, or download."""
+    if ds.synthetic:
+        return "synthetic"
+    if not ds.needs_download:
+        return "builtin"
+    if mirror is not None:
+        folder = mirror / (ds.mirror or ds.id)
+        for src in ds.sources:
+            if src.in_mirror and all((folder / f.mirror_path).is_file() for f in src.files):
+                return "mirror"
+        return "not in mirror"
+    return "download"
+
+
+def dataset_rows(mirror: Path | None, data_root: str | Path = "data") -> list[dict]:
+    """Every catalogue dataset, by category and id, with its sources, licence, size (of the processed data
+    in ``data_root``, None until fetched) and how it can be obtained here (:func:`obtainable`)."""
+    from .catalog.table import DATASETS
+
+    rows = []
+    for did, ds in sorted(DATASETS.items(), key=lambda kv: (kv[1].category, kv[0])):
+        meta = Path(data_root) / did / "meta.json"
+        size = json.loads(meta.read_text()).get("counts") if meta.is_file() else None
+        rows.append({
+            "id": did, "name": ds.name, "category": ds.category, "families": list(ds.families),
+            "sources": [{"url": s.url, "kind": s.kind, "format": s.format} for s in ds.sources],
+            "license": ds.license, "citation": ds.citation, "in_paper": ds.in_paper, "size": size,
+            "obtainable": obtainable(ds, mirror),
+        })
+    return rows
 
 
 def print_table(header: list[str], rows: list[list[str]], right: frozenset[int] = frozenset()) -> None:

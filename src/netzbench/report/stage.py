@@ -215,7 +215,7 @@ def baseline_metrics(facts: ReportFacts) -> dict:
 def compact_metrics(metrics: dict) -> dict:
     """``metrics/headline.json``, the file DVC shows as metrics: per task each model's mean (rounded
     to 4 digits, cells without results left out), the mean ranks, the Friedman p and the candidate's
-    wins/losses, so that ``dvc exp show`` has a column per number a reader compares across experiments
+    wins/losses/ties, so that ``dvc exp show`` has a column per number a reader compares across experiments
     and nothing else (the full headline stays in ``metrics/report.json``)."""
     def r4(v):
         return None if v is None else round(v, 4)
@@ -227,7 +227,8 @@ def compact_metrics(metrics: dict) -> dict:
                     if any(c["mean"] is not None for c in by_model.values())}}
     cand = metrics.get("candidate") or {}
     if cand.get("name"):
-        out["candidate"] = {"wins": cand["wins"], "losses": cand["losses"], "mean_rank": r4(cand.get("mean_rank"))}
+        out["candidate"] = {"wins": cand["wins"], "losses": cand["losses"], "ties": cand["ties"],
+                            "mean_rank": r4(cand.get("mean_rank"))}
     return out
 
 
