@@ -324,3 +324,27 @@ def test_a_model_only_b_has_is_named_once():
     result = compare(_report(), b)
     assert not result["no_change"] and result["n_cells"] == 12
     assert "only in B: models Mine (every cell)" in to_markdown(result)
+
+
+def test_a_candidate_only_b_has_is_set_against_b_s_roster():
+    """The review workflow: B is `dvc exp run -S model=Mine`; Mine is outside the common part, and the
+    comparison still says how it does against the roster (a clear winner on every task here)."""
+    values = _values()
+    a = _report(values)
+    b = _report(values)
+    for task, (metric, direction) in TASKS.items():
+        better = 0.2 if direction == "higher" else -0.2  # beyond every roster model, on every seed
+        b.histories[task]["Mine"] = [_history(float(v) + better, metric) for v in values[task]["MLP"]]
+    b.config.update(candidate="Mine", models=MODELS)
+    b = BenchmarkReport.from_json(b.to_json())
+    result = compare(a, b)
+    assert set(result["candidates"]) == {"B"}
+    block = result["candidates"]["B"]
+    assert block["name"] == "Mine" and block["n_tasks"] == 3
+    assert (block["wins"], block["losses"], block["ties"]) == (12, 0, 0)  # 4 roster models x 3 tasks
+    assert block["mean_rank"] == 1.0
+    text = to_markdown(result)
+    assert "### The candidate against the roster" in text
+    assert re.search(r"^\| B \| `Mine` \| 3 \| 12 \| 0 \| 0 \| 1\.00 \|$", text, re.M), text
+    assert "The candidate against the roster" in to_html(result)
+    assert "candidate against" not in to_markdown(compare(a, a))  # no candidate, no section

@@ -14,7 +14,10 @@ B is paired with seed ``s`` of A, and every difference is B − A:
   resolution (:data:`netzbench.stats.RESOLUTION`: last-bit noise is no change) is ``unchanged`` and has no
   test (the stats layer leaves such a pair out of Holm);
 - the mean ranks of each run and their change, the conclusions ``verify`` checks (which changed), and
-  the compute each run cost (its seed records' seconds; unknown where none has any).
+  the compute each run cost (its seed records' seconds; unknown where none has any);
+- the candidate of each run that has one (``dvc exp run -S model=...``), on that whole run: its wins,
+  losses and ties against the roster and its mean rank among them (:meth:`.BenchmarkReport.candidate_block`)
+  -- a candidate only B has is outside the common part, yet it is what a reviewer of B asks about.
 
 :func:`compare` returns these as a dict; :mod:`.compare_render` writes them as Markdown or HTML.
 """
@@ -36,7 +39,7 @@ from .verify import common_part, present_cells, verify
 from .verify_input import VerifyError
 from .within_task import margin_for
 
-__all__ = ["compare", "default_margin", "paired", "rank_changes"]
+__all__ = ["candidates", "compare", "default_margin", "paired", "rank_changes"]
 
 #: a significant difference of B against A: B better, B worse
 GAIN, LOSS = "gain", "loss"
@@ -154,12 +157,24 @@ def _option_changes(a: BenchmarkReport, b: BenchmarkReport) -> dict[str, tuple[A
     return {k: (oa[k], ob[k]) for k in oa if oa[k] != ob[k]}
 
 
+def candidates(a: BenchmarkReport, b: BenchmarkReport) -> dict[str, dict]:
+    """``{"A": block, "B": block}`` for each run whose config names a candidate it has results of: the
+    candidate against that run's roster (``config.models``), over the whole run."""
+    out = {}
+    for side, run in (("A", a), ("B", b)):
+        name = run.config.get("candidate")
+        if name and name in run.models:
+            roster = [m for m in (run.config.get("models") or run.models) if m != name and m in run.models]
+            out[side] = run.candidate_block(name, roster)
+    return out
+
+
 def compare(a: BenchmarkReport, b: BenchmarkReport, labels: tuple[str, str] = ("A", "B")) -> dict[str, Any]:
     """B against A on the part both have (module docstring); :class:`.VerifyError` when they share no cell
     or no seed. Keys: ``labels``, ``cells`` (:func:`.verify.cell_differences` rows, B as ``ours``),
     ``n_cells``, ``identical_cells``, ``left_out``, ``tasks``, ``seeds``, ``margin``, ``alpha``, ``method``,
     ``paired`` (:func:`paired`), ``ranks`` (:func:`rank_changes`), ``conclusions`` (the :func:`.verify`
-    result), ``options`` (:func:`_option_changes`), ``cost`` (``{"A": ..., "B": ...}``) and ``no_change``
+    result), ``candidates`` (:func:`candidates`), ``options`` (:func:`_option_changes`), ``cost`` (``{"A": ..., "B": ...}``) and ``no_change``
     (every compared cell identical, nothing left out, no conclusion changed, the same options)."""
     if not set(present_cells(a)) & set(present_cells(b)):  # said in compare's terms, before common_part says it
         raise VerifyError(f"{labels[0]} and {labels[1]} have no (task, model) cell in common: nothing to compare")
@@ -178,5 +193,5 @@ def compare(a: BenchmarkReport, b: BenchmarkReport, labels: tuple[str, str] = ("
     return {"labels": labels, "cells": checked["cells"], "n_cells": checked["n_cells"],
             "identical_cells": checked["identical_cells"], "left_out": left, "tasks": rb.tasks, "seeds": rb.seeds,
             "margin": margin, "alpha": b.alpha, "method": b.pairwise_method, "paired": rows, "ranks": ranks,
-            "conclusions": checked, "options": options, "cost": {"A": _cost(a, ra), "B": _cost(b, rb)},
+            "conclusions": checked, "candidates": candidates(a, b), "options": options, "cost": {"A": _cost(a, ra), "B": _cost(b, rb)},
             "no_change": no_change}

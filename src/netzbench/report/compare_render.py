@@ -155,6 +155,19 @@ def _ranks(result: dict[str, Any]) -> list[tuple]:
     return out
 
 
+def _candidates(result: dict[str, Any]) -> list[tuple]:
+    found = result.get("candidates") or {}
+    if not found:
+        return []
+    rows = [[side, f"`{c['name']}`", str(c["n_tasks"]), str(c["wins"]), str(c["losses"]), str(c["ties"]),
+             number(c["mean_rank"] if c["mean_rank"] is not None else math.nan, 2)] for side, c in sorted(found.items())]
+    return [("h", 3, "The candidate against the roster"),
+            ("table", ["run", "candidate", "tasks", "wins", "losses", "ties", "mean rank"], rows, {2, 3, 4, 5, 6}),
+            ("p", "On the whole run that has it (a candidate only one run has is outside the part compared above): "
+                  "wins and losses are Holm-significant paired differences against each roster model per task, "
+                  "ties the rest; the mean rank is among the roster models complete on the candidate's tasks.")]
+
+
 def _conclusions(result: dict[str, Any]) -> list[tuple]:
     checked = result["conclusions"]
     return [("h", 3, "Conclusions"),
@@ -175,11 +188,12 @@ def _compute(result: dict[str, Any]) -> list[tuple]:
 
 def blocks(result: dict[str, Any]) -> list[tuple]:
     """The comparison as blocks (module docstring): headline, scope, then (unless nothing changed) the
-    cells, paired differences, mean ranks and conclusions; the compute each run cost last."""
+    cells, paired differences, mean ranks and conclusions; each run's candidate against its roster, and the
+    compute each run cost last."""
     out: list[tuple] = [("h", 2, "netzbench compare: A → B"), ("p", _headline(result)), *_scope(result)]
     if not result["no_change"]:
         out += _cells(result) + _paired(result) + _ranks(result) + _conclusions(result)
-    return out + _compute(result)
+    return out + _candidates(result) + _compute(result)
 
 
 def _md_cell(text: str) -> str:
