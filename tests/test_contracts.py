@@ -159,3 +159,15 @@ def test_a_trained_record_round_trips_and_is_written_the_same_either_way(data_ro
     write_record("c.json", returned)
     assert (tmp_path / "b.json").read_bytes() == (tmp_path / "c.json").read_bytes()
     assert json.loads((tmp_path / "b.json").read_text())["seeds"] == written["seeds"]
+
+
+def test_the_record_says_how_the_cell_batched(data_root):
+    """REPORT.md's training line reads the batch size from the records (issue 27), so each record has it."""
+    from netzbench.training.graph_level import BATCH_SIZE
+
+    node = _plan(data_root).record
+    assert "batch_size" in node and node["batch_size"] is None  # full batch
+    fetch_task("synthetic_triangles", make_params(tasks=["synthetic_triangles"]), data_root)
+    graph = plan_cell("synthetic_triangles", "GIN", make_params(tasks=["synthetic_triangles"], seeds=[0]),
+                      data_root=data_root, quiet=True)
+    assert graph.record["family"] == "graph_reg" and graph.record["batch_size"] == BATCH_SIZE["graph_reg"]

@@ -326,3 +326,24 @@ def test_section_1_gives_the_optimiser_settings_the_cells_trained_with():
     train = {"node_cls": {"lr": 0.1, "weight_decay": 0.1}, "graph_cls": {"lr": 0.001}}
     # the records, not params (which say 0.1); a family without tasks is not listed
     assert optimiser_settings(rep, train) == ["node_cls: lr 0.005, weight decay 0.0 or lr 0.01, weight decay 0.0005"]
+
+
+def test_section_1_gives_the_batch_sizes_the_cells_trained_with():
+    from netzbench.report import BenchmarkReport
+    from netzbench.report.markdown.protocol import batch_settings
+    from netzbench.report.markdown.templating import render
+
+    hist = {t: {"A": [{"test_acc": [0.5]}]} for t in ("n", "g", "old")}
+    cells = {"n": {"A": {"hyperparameters": {"lr": 0.01}, "batch_size": None}},
+             "g": {"A": {"hyperparameters": {"lr": 0.01}, "batch_size": 16}},
+             "old": {"A": {"hyperparameters": {"lr": 0.01}}}}  # a record from before the field
+    tasks = {"n": {"metric": "test_acc", "family": "node_cls"}, "g": {"metric": "test_acc", "family": "graph_cls"},
+             "old": {"metric": "test_mae", "direction": "lower", "family": "graph_reg"}}
+    rep = BenchmarkReport.from_json(BenchmarkReport([0], hist, tasks=tasks, cells=cells).to_json())
+    settings = batch_settings(rep)
+    assert settings == {"full": ["node"], "mini": [(16, "graph classification")], "unrecorded": ["graph regression"]}
+    assert render("protocol", "batch_text", batches=settings) == [
+        "full batch for node-level tasks, shuffled mini-batches of 16 (graph classification) graphs, "
+        "batch size not recorded (graph regression)"]
+    settings = batch_settings(rep.subset(tasks=["n"]))
+    assert render("protocol", "batch_text", batches=settings) == ["full batch for node-level tasks"]

@@ -126,6 +126,7 @@ class RunRecord:
     direction: str
     hyperparameters: dict
     epochs_source: str | _Absent = ABSENT
+    batch_size: int | None | _Absent = ABSENT
     protocol: dict | _Absent = ABSENT
     threads: int
     arithmetic: str | _Absent = ABSENT

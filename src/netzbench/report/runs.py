@@ -35,6 +35,8 @@ def cell_facts(record: dict, seeds: list[int]) -> dict:
         per_seed[str(s)] = {"status": entry["status"], **{k: entry[k] for k in SEED_FACTS if k in entry}}
     out = {"status": cell_status(per_seed.values()), "role": record.get("role", "roster"), "seeds": per_seed,
            "model_ref": record.get("model_ref"), "hyperparameters": record.get("hyperparameters")}
+    if "batch_size" in record:  # graphs per step (None: full batch); records before it say nothing
+        out["batch_size"] = record["batch_size"]
     if record.get("reason"):
         out["reason"] = record["reason"]
     if record.get("baseline_kind"):  # a reference point, not a model under test (report.baselines)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ...protocol import resolve
 from ..facts import ReportFacts
+from ..figure_files import family_name
 from ..within_task import TEST_NAMES
 from .datasets import dataset_table
 from .templating import render
@@ -62,6 +63,24 @@ def optimiser_settings(report, train: dict) -> list[str]:
     return render("protocol", "optimiser_settings", families=families)
 
 
+def batch_settings(report) -> dict:
+    """How the trained cells batched, from their run records' ``batch_size``: ``full`` (the levels trained
+    full batch: ``node``, ``link``), ``mini`` (``(graphs per step, family name)``) and ``unrecorded`` (the
+    families whose records predate the field)."""
+    full, mini, unrecorded = [], [], []
+    for fam in ("node_cls", "graph_cls", "graph_reg", "link_pred"):
+        cells = [c for t in report.tasks if report.task_info[t].family == fam
+                 for c in report.cells.get(t, {}).values() if c.get("hyperparameters")]
+        sizes = {c["batch_size"] for c in cells if "batch_size" in c}
+        if cells and not sizes:
+            unrecorded.append(family_name(fam))
+        elif sizes == {None}:
+            full.append(fam.split("_")[0])
+        else:
+            mini.extend((size, family_name(fam)) for size in sorted(v for v in sizes if v is not None))
+    return {"full": full, "mini": mini, "unrecorded": unrecorded}
+
+
 def _task_bits(report, overrides: dict) -> list[tuple[str, list[str]]]:
     """Per task: its category, family and the epochs its cells trained (their records: an override or the
     task's budget; else the override)."""
@@ -90,7 +109,7 @@ def protocol(facts: ReportFacts, params: dict) -> list[str]:
         baselines=[m for m in report.models if m in facts.baseline_kinds], baseline_mode=report.baseline_mode,
         seeds=report.seeds, train=bool(train), param_budget=train.get("param_budget"),
         hidden_channels=train.get("hidden_channels"),
-        optimiser=optimiser_settings(report, train) if train else [],
+        optimiser=optimiser_settings(report, train) if train else [], batches=batch_settings(report),
         budget=budget_table(report) if train.get("param_budget") else [],
         random_node_split=train.get("node_split") == "random", protocol=params.get("protocol"),
         overrides=params.get("protocol_overrides") or {},
