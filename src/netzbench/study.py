@@ -45,7 +45,7 @@ from .report.reproduction import STUDY_SCHEMA
 from .report.runs import report_from_records
 from .report.stage import write_outputs
 from .run.execute import run_plans
-from .run.plan import plan_cell
+from .run.plan import batch_size, plan_cell
 
 log = logging.getLogger(__name__)
 
@@ -259,6 +259,10 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
                 _write_strict_report(strict_records, strict_form, strict_params, out_dir / STRICT_DIR, out, pending)
     if not groups:
         write_json_atomic(out_dir / STUDY_FILE, study)
+        if strict_form.get("histories"):  # nothing to train: the strict report again, with this report code
+            with StagedFiles() as out:
+                pending = [t for t, names in study["remaining"].items() if "strict" in names]
+                _write_strict_report({}, strict_form, strict_params, out_dir / STRICT_DIR, out, pending)
     left = sum(len(v) for v in study["remaining"].values())
     log.info(f"protocol study: {out_dir / STUDY_FILE}, strict report in {out_dir / STRICT_DIR}/"
              + (f"; {left} variant(s) of {len(study['remaining'])} task(s) still to run "
@@ -321,6 +325,11 @@ def _write_strict_report(records: dict, previous: dict, params: dict, target: Pa
     ``records`` does not hold are kept from it, histories and all; ``pending`` tasks, which the study
     has not run the strict protocol on yet, are listed as missing cells with that reason."""
     old = previous.get("histories") or {}
+    for task_id, cells in (previous.get("cells") or {}).items():
+        family = (previous.get("tasks") or {}).get(task_id, {}).get("family")
+        for cell in cells.values():  # records written before they carried it; a study resumes on the same
+            if cell.get("hyperparameters") and "batch_size" not in cell and family:  # result code only, so
+                cell["batch_size"] = batch_size(family)  # this code's batch size is the one they trained with
     order = [t for t in params["tasks"] if t in records or t in old or t in pending]
     options = options_from_params(params, order)
     rep = params["report"]

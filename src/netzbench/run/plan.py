@@ -141,7 +141,7 @@ def _families(model: str, model_args: dict, model_spec) -> tuple[frozenset, str 
     return spec.task_types, spec.baseline
 
 
-def _batch_size(family: str) -> int | None:
+def batch_size(family: str) -> int | None:
     """Graphs per optimiser step of ``family`` (None: full batch), as training/graph_level.py trains them."""
     if family not in ("graph_cls", "graph_reg"):
         return None
@@ -192,7 +192,7 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
         "direction": direction,
         "hyperparameters": hp,
         "epochs_source": epochs_source,  # hyperparameters.epochs: a train.epochs override or meta.json's budget
-        "batch_size": _batch_size(family),  # graphs per step; None: full batch (REPORT.md says which)
+        "batch_size": batch_size(family),  # graphs per step; None: full batch (REPORT.md says which)
         "protocol": {"name": params["protocol"], "switches": switches},
         "threads": int(params["exec"]["threads"]),
         "arithmetic": params["exec"].get("arithmetic", "native"),
