@@ -29,14 +29,14 @@ NAMES = {
               "train_relational", "train_link_pred", "train_node", "train_dgi", "train_graph", "run_quick",
               "misbehaving_workdir"},
     "process": {"subprocess", "Popen", "ray", "multiprocessing", "warm", "WarmServer", "start_server", "ensure_server",
-                "warm_server", "executable"},
+                "warm_server", "executable", "probe_jobs", "estimate_plan"},
     "e2e": {"dvc"},
 }
 #: names that count only where called (``train(...)``, not ``make_params(train=...)``)
 CALLS = {"train": {"fit", "train"}}
 #: CLI commands (first word of ``invoke(main, [...])``) and the tier they need
 COMMANDS = {"train": "train", "candidate": "train", "sweep": "train", "protocols": "train", "quick": "train",
-            "warm": "process", "repro": "e2e", "exp": "e2e"}
+            "warm": "process", "estimate": "process", "repro": "e2e", "exp": "e2e"}
 
 
 def _tokens(source: str) -> tuple[set[str], set[str]]:

@@ -246,6 +246,32 @@ def sweep(params_path: str, data_root: str, dry_run: bool) -> None:
 
 
 @main.command()
+@click.argument("tasks", nargs=-1)
+@click.option("--all", "every", is_flag=True, help="Every task of the catalogue, not params.yaml's tasks.")
+@click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
+@click.option("--data-root", default="data", show_default=True)
+@click.option("--epochs", "probe_epochs", type=click.IntRange(min=2), default=3, show_default=True,
+              help="Epochs of the longer probe (the other: 1).")
+@click.option("--max-probe-edges", type=click.IntRange(min=1000), default=2_000_000, show_default=True,
+              help="Larger graphs are probed as scaled stand-ins and extrapolated.")
+@click.option("--afresh", is_flag=True, help="As if nothing were cached (what a fresh clone pays).")
+@click.option("--json", "as_json", is_flag=True, help="Print the estimate as JSON.")
+def estimate(tasks, every, params_path, data_root, probe_epochs, max_probe_edges, afresh, as_json) -> None:
+    """What `dvc repro` of TASKS (default: params.yaml's) would cost here, measured on a few epochs per cell:
+    time and memory per seed, cached cells, cells that would not fit, the total with this machine's workers."""
+    from .catalog.table import TASKS
+    from .run.estimate import estimate_plan, render
+
+    params = _params(params_path)
+    for task in tasks:
+        _check_task(params, task)
+    chosen = sorted(TASKS) if every else list(tasks) or None
+    result = estimate_plan(params, chosen, data_root=data_root, probe_epochs=probe_epochs,
+                          max_probe_edges=max_probe_edges, afresh=afresh)
+    click.echo(json.dumps(result, indent=2) if as_json else render(result))
+
+
+@main.command()
 @click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
 @click.option("--data-root", default="data", show_default=True)
 @click.option("--variant-seeds", type=click.IntRange(min=2), default=None,

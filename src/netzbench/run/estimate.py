@@ -1,0 +1,279 @@
+"""``netzbench estimate``: what ``dvc repro`` of a task list will cost here, before it runs.
+
+For every cell the pipeline would train (each task x roster model, and the candidate), the plan
+(:func:`.plan.plan_cell`) says what is decided without training (an incompatible pair, unavailable
+data) and which seeds the per-seed cache already holds. A cell with seeds to train is *probed*: its
+first job runs for 1 and for k epochs in a fresh process (:mod:`.probe`), which gives the seconds
+per seed at the task's epoch budget, ``t(E) = t(1) + (E - 1) (t(k) - t(1)) / (k - 1)``, and the
+peak resident memory of a worker holding that seed.
+
+The probe runs on the task's fetched data (``data/<task>/``) when it is here, and otherwise on a
+stand-in of the dataset's recorded size (:mod:`netzbench.catalog.sizes`,
+:mod:`netzbench.catalog.standin`). A graph with more edges than ``max_probe_edges`` (fetched or not)
+is probed as two stand-ins, at that size and a quarter of it, and time and memory are extrapolated
+linearly in the edges (GNN epochs are linear in nodes and edges; the scaling table in
+benchmarks/RESULTS.md shows where that holds).
+
+The plan's wall time follows how the pipeline runs: stages one after another, a stage's seeds over
+``min(workers, seeds)`` processes, plus a fixed cost per stage besides training (measured in
+benchmarks/RESULTS.md: 1.35 s with the warm worker server, 3.37 s without). A cell does not fit when
+a seed's peak exceeds ``exec.max_rss_gb`` or the machine's memory, or when the seeds a stage runs at
+once do not fit together; each says what would make it fit.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import shutil
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ..catalog.sizes import size_of
+from ..catalog.standin import describe, edges_of, scale_for, scaled, write_standin
+from ..catalog.table import get_dataset, get_task
+from ..graphs.layout import read_meta
+from ..paths import CACHE_ENV
+from .execute import workers
+from .plan import plan_cell
+from .probe import probe_jobs, with_epochs
+
+log = logging.getLogger(__name__)
+
+#: seconds per stage besides training (benchmarks/RESULTS.md, the quick profile): warm server, cold workers
+STAGE_OVERHEAD_S = {"warm": 1.35, "cold": 3.37}
+#: graphs with more edges are probed as scaled stand-ins and extrapolated
+MAX_PROBE_EDGES = 2_000_000
+
+
+@dataclass
+class CellEstimate:
+    """One cell of the plan. ``status``: ``train`` (seeds to train), ``cached`` (nothing to train),
+    ``incompatible``, ``unavailable`` (no data and no recorded size), ``does_not_fit``, ``failed``
+    (the probe failed: the cell would fail the same way). Seconds and GB are per seed; ``wall_s`` is
+    the cell's stage with its workers and fixed cost."""
+
+    task: str
+    model: str
+    role: str
+    status: str
+    seeds_to_train: int = 0
+    seeds_cached: int = 0
+    epochs: int | None = None
+    seconds_per_seed: float | None = None
+    peak_gb: float | None = None
+    wall_s: float = 0.0
+    basis: str = ""
+    reason: str | None = None
+
+
+def machine_memory_gb() -> float:
+    """This machine's physical memory."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1024**3
+
+
+def seed_seconds(t1: float, tk: float, k: int, epochs: int) -> float:
+    """Seconds of one seed at ``epochs`` from probes of 1 and ``k`` epochs (linear in the epochs)."""
+    if k <= 1 or epochs <= 1:
+        return t1 * max(1, epochs) if k <= 1 else t1
+    per_epoch = max(0.0, (tk - t1) / (k - 1))
+    return t1 + (epochs - 1) * per_epoch
+
+
+def extrapolate(points: list[tuple[float, float]], at: float) -> float:
+    """The line through two ``(edges, value)`` points at ``at`` edges; never below the larger measured value
+    (a noisy slope must not make a larger graph cheaper)."""
+    (e1, v1), (e2, v2) = sorted(points)
+    if e2 == e1:
+        return max(v1, v2)
+    slope = max(0.0, (v2 - v1) / (e2 - e1))
+    return max(v1, v2 + slope * (at - e2))
+
+
+def _cells(params: dict, tasks: list[str]) -> list[tuple[str, str, str, dict | None]]:
+    cells = [(t, m, "roster", None) for t in tasks for m in params["models"]]
+    model, model_args = params.get("model"), params.get("model_args") or {}
+    if model is not None and not (model in params["models"] and not model_args):
+        cells += [(t, model, "candidate", model_args) for t in tasks]
+    return cells
+
+
+def _fetched(data_root: Path, task: str) -> dict | None:
+    path = data_root / task
+    if not (path / "meta.json").is_file():
+        return None
+    meta = read_meta(path)
+    return meta if meta.get("status") == "ok" else None
+
+
+def _task_dirs(task: str, params: dict, data_root: Path, scratch: Path, max_edges: int):
+    """``(dirs, basis, full_edges)``: where the task's cells are probed, ``[(task_dir, edges)]`` (one entry:
+    probe there; two: extrapolate), and what the figures rest on. None dirs: no data and no size."""
+    meta = _fetched(data_root, task)
+    spec = get_task(task)
+    size = None
+    if meta is not None:
+        if meta.get("synthetic") or edges_of(meta.get("counts") or {}) <= max_edges:
+            return [(data_root / task, None)], f"data/{task}", None
+        size = dict(meta["counts"])  # fetched but too large to probe whole: a stand-in of its counts
+    else:
+        try:
+            size = size_of(spec.dataset)
+        except KeyError:
+            return None, "no data here and no recorded size", None
+    epochs = int(spec.epochs)
+    category = get_dataset(spec.dataset).category
+    factor = scale_for(size, max_edges)
+    if factor >= 1.0:
+        write_standin(scratch / task, task, spec.family, size, epochs, category)
+        return [(scratch / task, None)], f"stand-in ({describe(size)})", None
+    dirs = []
+    for name, f in (("quarter", factor / 4), ("probe", factor)):
+        part = scaled(size, f)
+        write_standin(scratch / f"{task}.{name}", task, spec.family, part, epochs, category)
+        dirs.append((scratch / f"{task}.{name}", edges_of(part)))
+    return dirs, f"extrapolated from stand-ins of {dirs[0][1]:,} and {dirs[1][1]:,} edges ({describe(size)})", \
+        edges_of(size)
+
+
+def _probe_cell(plans: list, dirs_edges, full_edges, k: int, timeout_s: float | None):
+    """``(seconds per seed, peak GB, error)`` of a cell from its plans (one per probed directory)."""
+    points_t, points_m = [], []
+    for plan, (_, edges) in zip(plans, dirs_edges):
+        job = plan.jobs[0]
+        epochs = int(job.spec["hp"]["epochs"])
+        runs = [with_epochs(job, 1)] + ([with_epochs(job, min(k, epochs))] if min(k, epochs) > 1 else [])
+        results = probe_jobs(runs, timeout_s)
+        bad = [r for r in results if r.get("status") != "ok"]
+        if bad or len(results) < len(runs):
+            return None, None, (bad[0].get("error") if bad else "the probe returned nothing")
+        t1 = float(results[0]["seconds"])
+        tk = float(results[-1]["seconds"]) if len(results) > 1 else t1
+        seconds = seed_seconds(t1, tk, min(k, epochs) if len(results) > 1 else 1, epochs)
+        peak = max(r["peak_rss_mb"] for r in results) / 1024.0
+        points_t.append((edges or 0, seconds))
+        points_m.append((edges or 0, peak))
+    if full_edges is None:
+        return points_t[0][1], points_m[0][1], None
+    return extrapolate(points_t, full_edges), extrapolate(points_m, full_edges), None
+
+
+def _fit(peak: float, concurrent: int, cap: float | None, machine: float) -> str | None:
+    """Why a seed of ``peak`` GB does not fit (None: it does), with what would make it fit."""
+    if cap is not None and peak > cap:
+        return f"a seed needs about {peak:.1f} GB, over exec.max_rss_gb = {cap:g}: raise it (the machine has {machine:.0f} GB)" \
+            if peak < machine else f"a seed needs about {peak:.1f} GB: more than exec.max_rss_gb = {cap:g} and " \
+                                   f"this machine's {machine:.0f} GB; it needs a machine with at least {peak:.0f} GB"
+    if peak > machine:
+        return f"a seed needs about {peak:.1f} GB, this machine has {machine:.0f} GB: it needs a machine with at " \
+               f"least {math.ceil(peak)} GB"
+    if concurrent * peak > machine:
+        fits = max(1, int(machine // peak))
+        return f"{concurrent} seeds at once need about {concurrent * peak:.1f} GB, this machine has {machine:.0f} GB: " \
+               f"set exec.workers: {fits}"
+    return None
+
+
+def estimate_plan(params: dict, tasks: list[str] | None = None, *, data_root: str | Path = "data",
+             probe_epochs: int = 3, max_probe_edges: int = MAX_PROBE_EDGES, timeout_s: float | None = 900,
+             machine_gb: float | None = None, afresh: bool = False) -> dict:
+    """The cost of ``dvc repro`` for ``tasks`` (default every task of ``params``) as the module docstring
+    describes: ``cells`` (:class:`CellEstimate` as dicts), ``workers``, ``machine_gb``, ``compute_s`` (the
+    seeds' seconds summed), ``wall_s`` (the stages one after another), ``stage_overhead_s``,
+    ``probe_epochs``, ``does_not_fit`` (the cells that cannot run, with the reason). ``afresh``: as if the
+    per-seed cache were empty (what a fresh clone pays; to set beside a finished run's times)."""
+    tasks = list(tasks or params["tasks"])
+    data_root = Path(data_root)
+    n_workers = workers(params)
+    machine = machine_gb or machine_memory_gb()
+    cap = params["exec"].get("max_rss_gb")
+    overhead = STAGE_OVERHEAD_S["warm" if params["exec"].get("warm_s") else "cold"]
+    seen: set[str] = set()  # a seed key another cell trains first is cached by the time its stage runs
+    out: list[CellEstimate] = []
+    scratch = Path(tempfile.mkdtemp(prefix="netzbench-estimate-"))
+    saved = os.environ.get(CACHE_ENV)
+    if afresh:  # plan against an empty per-seed cache: every seed is to train
+        os.environ[CACHE_ENV] = str(scratch / "empty-cache")
+    try:
+        for task in tasks:
+            dirs, basis, full_edges = _task_dirs(task, params, data_root, scratch, max_probe_edges)
+            for t, model, role, args in [c for c in _cells(params, tasks) if c[0] == task]:
+                cell = CellEstimate(task=t, model=model, role=role, status="train", basis=basis)
+                out.append(cell)
+                if dirs is None:
+                    cell.status, cell.reason = "unavailable", basis
+                    continue
+                plans = [plan_cell(t, model, params, role=role, model_args=args, task_dir=d, quiet=True)
+                         for d, _ in dirs]
+                plan = plans[-1]
+                cell.epochs = int(plan.record["hyperparameters"]["epochs"])
+                if plan.outcome is not None:
+                    cell.status, cell.reason = plan.outcome, plan.reason
+                    continue
+                keys = {plan.keys.get((j.spec["seed"], j.candidate)) for j in plan.jobs} - {None}
+                todo = [j for j in plan.jobs if plan.keys.get((j.spec["seed"], j.candidate)) not in seen]
+                seen |= keys
+                cell.seeds_to_train = len(todo)
+                cell.seeds_cached = len(plan.seeds) * max(1, len(plan.grid)) - len(plan.jobs)
+                if not todo:
+                    cell.status = "cached"
+                    cell.wall_s = overhead
+                    continue
+                log.info(f"estimate: {t}/{model}: probing 1 and {min(probe_epochs, cell.epochs)} epoch(s) ({basis})")
+                seconds, peak, error = _probe_cell(plans, dirs, full_edges, probe_epochs, timeout_s)
+                if error is not None:
+                    cell.status, cell.reason = "failed", f"the probe failed: {error}"
+                    continue
+                cell.seconds_per_seed, cell.peak_gb = seconds, peak
+                concurrent = min(n_workers, len(todo))
+                cell.reason = _fit(peak, concurrent, cap, machine)
+                timeout = params["exec"].get("timeout_s")
+                if cell.reason is None and timeout is not None and seconds > timeout:
+                    cell.reason = f"a seed takes about {seconds:.0f} s, over exec.timeout_s = {timeout:g}: raise it"
+                if cell.reason is not None:
+                    cell.status = "does_not_fit"
+                    continue
+                cell.wall_s = math.ceil(len(todo) / concurrent) * seconds + overhead
+    finally:
+        if afresh and saved is None:
+            os.environ.pop(CACHE_ENV, None)
+        elif afresh:
+            os.environ[CACHE_ENV] = saved
+        shutil.rmtree(scratch, ignore_errors=True)
+    trained = [c for c in out if c.status == "train"]
+    return {"cells": [asdict(c) for c in out], "workers": n_workers, "machine_gb": machine,
+            "compute_s": sum(c.seconds_per_seed * c.seeds_to_train for c in trained),
+            "wall_s": sum(c.wall_s for c in out), "stage_overhead_s": overhead, "probe_epochs": probe_epochs,
+            "does_not_fit": [f"{c.task}/{c.model}: {c.reason}" for c in out if c.status == "does_not_fit"]}
+
+
+def _duration(s: float | None) -> str:
+    if s is None:
+        return "-"
+    if s < 90:
+        return f"{s:.1f} s"
+    return f"{s / 60:.1f} min" if s < 5400 else f"{s / 3600:.1f} h"
+
+
+def render(result: dict) -> str:
+    """The estimate as a table (a row per cell) and its totals."""
+    rows = [["task", "model", "status", "seeds", "per seed", "peak GB", "stage", "measured on"]]
+    for c in result["cells"]:
+        seeds = f"{c['seeds_to_train']}" + (f" (+{c['seeds_cached']} cached)" if c["seeds_cached"] else "")
+        model = c["model"] + (" (candidate)" if c["role"] == "candidate" else "")
+        rows.append([c["task"], model, c["status"], seeds, _duration(c["seconds_per_seed"]),
+                     "-" if c["peak_gb"] is None else f"{c['peak_gb']:.2f}", _duration(c["wall_s"] or None),
+                     c["basis"] if c["status"] in ("train", "does_not_fit") else (c["reason"] or "")[:60]])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() for r in rows]
+    lines.insert(1, "-" * len(lines[0]))
+    n = sum(c["seeds_to_train"] for c in result["cells"] if c["status"] == "train")
+    lines += ["", f"{n} seed run(s) to train: {_duration(result['compute_s'])} of training, about "
+                  f"{_duration(result['wall_s'])} of wall time for `dvc repro` with {result['workers']} worker(s) "
+                  f"({result['stage_overhead_s']:g} s per stage besides training; fetch and report not included)"]
+    if result["does_not_fit"]:
+        lines += ["", f"{len(result['does_not_fit'])} cell(s) would not run here:"]
+        lines += [f"  {line}" for line in result["does_not_fit"]]
+    return "\n".join(lines)

@@ -1,0 +1,117 @@
+"""`netzbench estimate` (issue 29): what `dvc repro` would cost, measured on a few epochs before it runs.
+
+The probes train for real (1 and 3 epochs in a fresh process); the tasks are small so each takes seconds.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from netzbench.catalog.data import fetch_task
+from netzbench.cli import main
+from netzbench.run.estimate import estimate_plan, extrapolate, render, seed_seconds
+from netzbench.run.execute import run_plans
+from netzbench.run.plan import plan_cell
+
+from helpers import make_params
+
+
+def _cell(result, task, model):
+    return next(c for c in result["cells"] if (c["task"], c["model"]) == (task, model))
+
+
+# -- the arithmetic of an estimate -----------------------------------------------------------------------
+
+def test_a_seed_costs_its_setup_and_each_epoch_as_the_probes_measured():
+    # t(1) = setup + 1 epoch = 2.0 s, t(3) = setup + 3 epochs = 3.0 s: 0.5 s an epoch, 1.5 s setup
+    assert seed_seconds(2.0, 3.0, 3, 100) == pytest.approx(1.5 + 100 * 0.5)
+    assert seed_seconds(2.0, 3.0, 3, 1) == 2.0
+    assert seed_seconds(2.0, 1.9, 3, 50) == 2.0  # noise that makes the longer probe faster: no negative epoch
+
+
+def test_extrapolation_is_linear_in_the_edges_and_never_below_what_was_measured():
+    assert extrapolate([(1e5, 2.0), (4e5, 5.0)], 4e6) == pytest.approx(5.0 + 3.0 / 3e5 * 3.6e6)
+    assert extrapolate([(4e5, 5.0), (1e5, 6.0)], 4e6) == 6.0  # a noisy negative slope: the larger value
+
+
+# -- a plan measured ------------------------------------------------------------------------------------
+
+@pytest.fixture
+def karate(tmp_path):
+    params = make_params(tasks=["karate"], models=["GCN", "GraphSAGE"], seeds=[0, 1],
+                         train={"epochs": {"karate": 20}})
+    fetch_task("karate", params, tmp_path / "data")
+    return params, tmp_path / "data"
+
+
+def test_a_plan_with_one_cached_and_one_new_cell(karate):
+    params, data = karate
+    cached = plan_cell("karate", "GCN", params, data_root=data, quiet=True)
+    run_plans([cached], params, progress=False)  # GCN's seeds are in the cache now
+    result = estimate_plan(params, data_root=data)
+    gcn, sage = _cell(result, "karate", "GCN"), _cell(result, "karate", "GraphSAGE")
+    assert gcn["status"] == "cached" and gcn["seeds_to_train"] == 0 and gcn["seeds_cached"] == 2
+    assert gcn["seconds_per_seed"] is None and gcn["wall_s"] == result["stage_overhead_s"]
+    assert sage["status"] == "train" and sage["seeds_to_train"] == 2 and sage["epochs"] == 20
+    assert 0 < sage["seconds_per_seed"] < 60 and 0.1 < sage["peak_gb"] < 8  # torch alone is a few hundred MB
+    assert sage["basis"] == "data/karate"
+    assert result["compute_s"] == pytest.approx(2 * sage["seconds_per_seed"])
+    assert result["wall_s"] == pytest.approx(gcn["wall_s"] + sage["wall_s"])  # workers: 1, seeds in turn
+    assert sage["wall_s"] == pytest.approx(2 * sage["seconds_per_seed"] + result["stage_overhead_s"])
+    text = render(result)
+    assert "karate  GCN" in text and "cached" in text and "2 seed run(s) to train" in text
+    # --afresh: what a fresh clone pays, the cache notwithstanding (and the cache left as it was)
+    only_gcn = make_params(tasks=["karate"], models=["GCN"], seeds=[0, 1], train={"epochs": {"karate": 20}})
+    fresh = _cell(estimate_plan(only_gcn, data_root=data, afresh=True), "karate", "GCN")
+    assert fresh["status"] == "train" and fresh["seeds_to_train"] == 2 and fresh["seconds_per_seed"] > 0
+    assert _cell(estimate_plan(only_gcn, data_root=data), "karate", "GCN")["status"] == "cached"
+
+
+def test_a_cell_that_cannot_fit_says_why_and_what_would_make_it_fit(karate):
+    params, data = karate
+    capped = make_params(tasks=["karate"], models=["GCN"], seeds=[0, 1], train={"epochs": {"karate": 5}},
+                         exec={"workers": 2, "max_rss_gb": 0.01})
+    gcn = _cell(estimate_plan(capped, data_root=data), "karate", "GCN")
+    assert gcn["status"] == "does_not_fit" and "exec.max_rss_gb = 0.01" in gcn["reason"]
+    assert gcn["peak_gb"] > 0.01 and gcn["wall_s"] == 0
+    small = make_params(tasks=["karate"], models=["GCN"], seeds=[0, 1], train={"epochs": {"karate": 5}},
+                        exec={"workers": 2})
+    peak = gcn["peak_gb"]
+    tight = estimate_plan(small, data_root=data, machine_gb=1.5 * peak)  # one seed fits, two at once do not
+    cell = _cell(tight, "karate", "GCN")
+    assert cell["status"] == "does_not_fit" and "set exec.workers: 1" in cell["reason"]
+    assert tight["does_not_fit"] == [f"karate/GCN: {cell['reason']}"] and "would not run here" in render(tight)
+    none = _cell(estimate_plan(small, data_root=data, machine_gb=peak / 2), "karate", "GCN")
+    assert "it needs a machine with at least" in none["reason"]
+
+
+def test_a_task_not_fetched_is_measured_on_a_stand_in_of_its_size(tmp_path):
+    params = make_params(tasks=["cora"], models=["GCN", "GIN"], seeds=[0], train={"epochs": {"cora": 10}})
+    result = estimate_plan(params, data_root=tmp_path / "nothing-here")
+    gcn, gin = _cell(result, "cora", "GCN"), _cell(result, "cora", "GIN")
+    assert gcn["status"] == "train" and gcn["basis"].startswith("stand-in (2,708 nodes, 5,278 edges, 1,433 features")
+    assert gcn["seconds_per_seed"] > 0 and gcn["epochs"] == 10
+    assert gin["status"] == "incompatible"  # decided by the plan, as dvc repro would
+    assert not (tmp_path / "nothing-here").exists()  # the stand-in lives in a scratch folder, removed after
+    # a graph above the probe size: two smaller stand-ins, extrapolated to the full one
+    big = estimate_plan(params, data_root=tmp_path / "nothing-here", max_probe_edges=2000)
+    cell = _cell(big, "cora", "GCN")
+    assert cell["status"] == "train" and cell["basis"].startswith("extrapolated from stand-ins of 500 and 2,000 edges")
+    assert cell["seconds_per_seed"] > 0 and cell["peak_gb"] > 0
+
+
+def test_the_command_prints_the_estimate(karate, monkeypatch, tmp_path):
+    params, data = karate
+    import yaml
+
+    path = tmp_path / "params.yaml"
+    path.write_text(yaml.safe_dump(params))
+    out = CliRunner().invoke(main, ["estimate", "karate", "--params", str(path), "--data-root", str(data), "--json"])
+    assert out.exit_code == 0, out.output
+    result = json.loads(out.stdout)
+    assert {(c["task"], c["model"]) for c in result["cells"]} == {("karate", "GCN"), ("karate", "GraphSAGE")}
+    bad = CliRunner().invoke(main, ["estimate", "karatee", "--params", str(path)])
+    assert bad.exit_code == 2 and "karate" in bad.output  # the typo is named, with the closest task
