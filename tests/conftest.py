@@ -36,6 +36,31 @@ def _tier_guard(request, monkeypatch):
 
 
 
+_PUBLISHED_DPI: list[int] = []
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _draft_figures():
+    """Figures at 40 dpi instead of the report's 200, for the whole session (module fixtures that build a
+    report draw the same way as the tests that compare with them): rasterising is a fifth of the unit
+    tier, and a test reads what a figure holds, not its pixels."""
+    from netzbench.report.figures import style
+
+    _PUBLISHED_DPI.append(style.DPI)
+    style.DPI = 40
+    yield
+    style.DPI = _PUBLISHED_DPI.pop()
+
+
+@pytest.fixture(autouse=True)
+def _published_dpi(request, monkeypatch):
+    """Tests that measure pixels (marked ``published_dpi``) get the report's resolution back."""
+    if request.node.get_closest_marker("published_dpi") is not None:
+        from netzbench.report.figures import style
+
+        monkeypatch.setattr(style, "DPI", _PUBLISHED_DPI[0])
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory, monkeypatch):
     """Never let a test read or write the developer's .netzbench cache."""

@@ -487,12 +487,13 @@ def datasets_cmd(as_json: bool, mirror: str | None) -> None:
         click.echo(json.dumps(rows, indent=2))
         return
     print_table(["id", "category", "families", "size", "license", "obtainable", "paper", "source"],
-                [[r["id"], r["category"], ",".join(r["families"]), size_text(r["size"]), shorten(r["license"], 32),
+                [[r["id"], r["category"], ",".join(r["families"]),
+                  size_text(r["size"]) if r["size"] else size_text(r["recorded_size"]) + " *", shorten(r["license"], 32),
                   r["obtainable"], "yes" if r["in_paper"] else "extra",
                   r["sources"][0]["url"] if r["sources"] else "-"] for r in rows])
     n_paper = sum(r["in_paper"] for r in rows)
-    click.echo(f"\n{n_paper} datasets of the paper's catalogue, {len(rows) - n_paper} extra; "
-               "size: of the processed data in data/<id>/ (- until `netzbench fetch`); --json for full licenses")
+    click.echo(f"\n{n_paper} datasets of the paper's catalogue, {len(rows) - n_paper} extra; size: of data/<id>/, "
+               "* the recorded size until `netzbench fetch`; --json for full licenses")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -43,7 +43,9 @@ def obtainable(ds, mirror: Path | None) -> str:
 
 def dataset_rows(mirror: Path | None, data_root: str | Path = "data") -> list[dict]:
     """Every catalogue dataset, by category and id, with its sources, licence, size (of the processed data
-    in ``data_root``, None until fetched) and how it can be obtained here (:func:`obtainable`)."""
+    in ``data_root``, None until fetched), recorded size (:mod:`netzbench.catalog.sizes`) and how it can be
+    obtained here (:func:`obtainable`)."""
+    from .catalog.sizes import SIZES
     from .catalog.table import DATASETS
 
     rows = []
@@ -54,6 +56,7 @@ def dataset_rows(mirror: Path | None, data_root: str | Path = "data") -> list[di
             "id": did, "name": ds.name, "category": ds.category, "families": list(ds.families),
             "sources": [{"url": s.url, "kind": s.kind, "format": s.format} for s in ds.sources],
             "license": ds.license, "citation": ds.citation, "in_paper": ds.in_paper, "size": size,
+            "recorded_size": SIZES.get(did),  # catalog/sizes.py: what netzbench estimate's stand-in has
             "obtainable": obtainable(ds, mirror),
         })
     return rows

@@ -69,6 +69,8 @@ CANDIDATE_HATCH = "///"
 #: text and marker-edge colour of the candidate model (dark red: apart from every Okabe–Ito colour and black)
 CANDIDATE_COLOR = "#A50026"
 
+#: the resolution the report's PNGs are written at (save_figure's default)
+DPI = 200
 #: widest a figure is laid out (in): 2,900 px at the report's 200 dpi, so it reads at its natural size
 MAX_WIDTH_IN = 14.5
 
@@ -246,7 +248,7 @@ def save_figure(
     fig: Figure,
     path: str | pathlib.Path,
     formats: Iterable[str] = ("png", "svg"),
-    dpi: int = 200,
+    dpi: int | None = None,
     *,
     staging: StagedFiles | None = None,
 ) -> list[pathlib.Path]:
@@ -255,7 +257,7 @@ def save_figure(
     ``path`` may carry a graphics suffix (``.png``, ``.svg``, ``.pdf``, …); it is
     replaced by each format's suffix.  Any other suffix is kept as part of the
     stem (``figs/cd.k4`` -> ``figs/cd.k4.png``).  Parent directories are created.
-    The figure is not closed.
+    ``dpi``: of the raster formats, default :data:`DPI`. The figure is not closed.
 
     Determinism: PNG is written without the ``Software`` tag, SVG without a
     ``Date`` and with a fixed ``svg.hashsalt`` (stable element ids), PDF without
@@ -265,6 +267,7 @@ def save_figure(
     place together once every format is written (a failure leaves the old files), with it they
     wait for ``staging``'s commit (the report stage publishes all its outputs at once).
     """
+    dpi = DPI if dpi is None else dpi  # read here, not bound at import: the tests draw drafts (tests/conftest.py)
     if staging is None:
         with StagedFiles() as own:
             return save_figure(fig, path, formats, dpi, staging=own)
