@@ -20,6 +20,7 @@ stage's scratch folder, removed when the stage ends).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import resource
@@ -146,6 +147,37 @@ def resolve_device(requested: str):
     return torch.device(requested)
 
 
+@contextlib.contextmanager
+def accelerator(device):
+    """Train on ``device`` as deterministically as torch allows, and say what could not be.
+
+    On the CPU nothing changes (its kernels are deterministic; the CPU path's bits are the published
+    ones). On a GPU: deterministic algorithms where torch has them (``use_deterministic_algorithms`` in
+    warn-only mode, cuBLAS's fixed workspace, no cuDNN autotuning), and the facts the seed record
+    keeps: ``gpu`` (the device's name) and ``nondeterministic_ops``, the operations torch warned have no
+    deterministic CUDA implementation (PyG's scatter-add among them: their sums come in no fixed order)."""
+    facts: dict = {}
+    if getattr(device, "type", "cpu") != "cuda":
+        yield facts
+        return
+    import warnings
+
+    import torch
+
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # read when cuBLAS starts: before the first GEMM
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    torch.backends.cudnn.benchmark = False
+    facts["gpu"] = torch.cuda.get_device_name(device)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield facts
+        finally:
+            ops = {str(w.message).split(" does not have a deterministic", 1)[0].strip()
+                   for w in caught if "does not have a deterministic" in str(w.message)}
+            facts["nondeterministic_ops"] = sorted(ops)
+
+
 def _no_gpu_driver() -> bool:
     """True when this machine cannot have a CUDA (or ROCm) device: Linux without the NVIDIA or AMD
     kernel driver's device files, or macOS. Elsewhere we cannot tell without asking torch."""
@@ -237,9 +269,11 @@ def _run_seed(job: Job, on_epoch) -> dict:
             who = (meta.get("generator_params") or {}).get("loader") or meta.get("generator") or "its data files"
             raise DataLoadError(f"task {spec['task']!r}, seed {spec['seed']}: loading the data ({who}) raised "
                                 f"{type(exc).__name__}: {exc}") from exc
-        result = fit_seed(model, spec["task_spec"]["family"], spec["task_spec"]["split"], arrays,
-                          spec["seed"], spec["hp"], device=resolve_device(job.device),
-                          on_epoch=on_epoch, protocol=spec.get("protocol"))
+        device = resolve_device(job.device)
+        with accelerator(device) as facts:
+            result = fit_seed(model, spec["task_spec"]["family"], spec["task_spec"]["split"], arrays,
+                              spec["seed"], spec["hp"], device=device, on_epoch=on_epoch, protocol=spec.get("protocol"))
+        result.update(facts)
         result["seconds"] = time.perf_counter() - t0
         return result
     except SeedTimeout:
