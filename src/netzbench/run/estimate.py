@@ -3,7 +3,8 @@
 For every cell the pipeline would train (each task x roster model, and the candidate), the plan
 (:func:`.plan.plan_cell`) says what is decided without training (an incompatible pair, unavailable
 data) and which seeds the per-seed cache already holds. A cell with seeds to train is *probed*: its
-first job runs for 1 and for k epochs in a fresh process (:mod:`.probe`), which gives the seconds
+first job runs for 1 and for k epochs in a fresh process (:mod:`.probe`), after one warm-up epoch
+(a pool worker is warm after its first seed), which gives the seconds
 per seed at the task's epoch budget, ``t(E) = t(1) + (E - 1) (t(k) - t(1)) / (k - 1)``, and the
 peak resident memory of a worker holding that seed.
 
@@ -144,14 +145,17 @@ def _probe_cell(plans: list, dirs_edges, full_edges, k: int, timeout_s: float | 
     for plan, (_, edges) in zip(plans, dirs_edges):
         job = plan.jobs[0]
         epochs = int(job.spec["hp"]["epochs"])
-        runs = [with_epochs(job, 1)] + ([with_epochs(job, min(k, epochs))] if min(k, epochs) > 1 else [])
+        # a first epoch warms the process (first-call allocations, kernel set-up) as a pool worker is warm
+        # after its first seed; the two timed runs come after it
+        runs = [with_epochs(job, 1), with_epochs(job, 1)] + ([with_epochs(job, min(k, epochs))] if min(k, epochs) > 1
+                                                             else [])
         results = probe_jobs(runs, timeout_s)
         bad = [r for r in results if r.get("status") != "ok"]
         if bad or len(results) < len(runs):
             return None, None, (bad[0].get("error") if bad else "the probe returned nothing")
-        t1 = float(results[0]["seconds"])
-        tk = float(results[-1]["seconds"]) if len(results) > 1 else t1
-        seconds = seed_seconds(t1, tk, min(k, epochs) if len(results) > 1 else 1, epochs)
+        t1 = float(results[1]["seconds"])
+        tk = float(results[-1]["seconds"]) if len(results) > 2 else t1
+        seconds = seed_seconds(t1, tk, min(k, epochs) if len(results) > 2 else 1, epochs)
         peak = max(r["peak_rss_mb"] for r in results) / 1024.0
         points_t.append((edges or 0, seconds))
         points_m.append((edges or 0, peak))

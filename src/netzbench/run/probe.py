@@ -1,7 +1,7 @@
 """A probe: a few epochs of one seed job, timed, in a fresh process (``python -m netzbench.run.probe``).
 
-``netzbench estimate`` runs a cell's first job twice, for 1 and for k epochs, and reads the cost of a
-seed off the difference: ``t(E) = t(1) + (E - 1) * (t(k) - t(1)) / (k - 1)``. A fresh interpreter per
+``netzbench estimate`` runs a cell's first job for 1 epoch to warm the process, then for 1 and for k
+epochs, and reads the cost of a seed off the difference: ``t(E) = t(1) + (E - 1) * (t(k) - t(1)) / (k - 1)``. A fresh interpreter per
 cell makes the peak resident memory (``ru_maxrss``) that cell's and nothing else's: a pool worker
 holds one seed at a time, with the same torch and data loaded. The jobs come pickled on stdin
 (:func:`probe_jobs` writes them); one JSON line per job comes back on stdout. Nothing is cached: a

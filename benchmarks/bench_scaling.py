@@ -1,0 +1,90 @@
+"""Time per epoch and peak memory against graph size, per model: where each stops fitting (issue 29).
+
+For each model and each size (``--edges``: 1e4 .. 1e7 undirected pairs, ``--degree`` pairs per node,
+``--features`` node features, node classification with 10 classes) it writes a stand-in graph
+(:mod:`netzbench.catalog.standin`) and probes one seed for 1 and 3 epochs in a fresh process
+(:mod:`netzbench.run.probe`, after a warm-up epoch, as ``netzbench estimate`` does): seconds per epoch =
+(t(3) - t(1)) / 2,
+peak resident memory of the process. A size whose memory, extrapolated linearly from the two sizes
+before it, would pass ``--memory-gb`` (default: 90 % of this machine's) is not run, and the table says
+so: there the model stops fitting, full batch. The growth column is the log-log slope of the time per
+epoch between the two largest sizes run (1: linear in the edges).
+
+Full batch only: neighbour-sampled training is not in netzbench yet (issue 29), so there is no sampled
+column to measure.
+
+Usage: ``.venv/bin/python benchmarks/bench_scaling.py [--models GCN GAT GraphSAGE GraphTransformer]
+[--edges 1e4 1e5 1e6 1e7]`` on an idle machine (1e7 edges takes minutes per model).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+
+def main() -> None:
+    from helpers import make_params
+
+    from netzbench.catalog.standin import write_standin
+    from netzbench.run.estimate import extrapolate, machine_memory_gb
+    from netzbench.run.plan import plan_cell
+    from netzbench.run.probe import probe_jobs, with_epochs
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--models", nargs="+", default=["GCN", "GAT", "GraphSAGE", "GraphTransformer"])
+    ap.add_argument("--edges", type=float, nargs="+", default=[1e4, 1e5, 1e6, 1e7])
+    ap.add_argument("--degree", type=float, default=5.0)
+    ap.add_argument("--features", type=int, default=100)
+    ap.add_argument("--memory-gb", type=float, default=None)
+    args = ap.parse_args()
+    limit = args.memory_gb or 0.9 * machine_memory_gb()
+    scratch = Path(tempfile.mkdtemp(prefix="netzbench-scaling-"))
+    os.environ["NETZBENCH_CACHE_DIR"] = str(scratch / "cache")
+    print(f"full batch, node classification, {args.features} features, {args.degree:g} pairs per node, "
+          f"1 thread; memory limit {limit:.0f} GB\n")
+    print("| model | " + " | ".join(f"{e:.0e} edges: s/epoch, GB" for e in args.edges) + " | growth |")
+    print("|---|" + "---:|" * len(args.edges) + "---:|")
+    try:
+        for model in args.models:
+            cells, points = [], []
+            for e in args.edges:
+                n_edges = int(e)
+                if len(points) >= 2 and extrapolate([(p[0], p[2]) for p in points[-2:]], n_edges) > limit:
+                    cells.append("does not fit")
+                    continue
+                size = {"num_nodes": max(10, int(n_edges / args.degree)), "num_edges": n_edges,
+                        "num_features": args.features, "num_classes": 10}
+                task_dir = scratch / f"g{n_edges}"
+                if not task_dir.exists():
+                    write_standin(task_dir, "scaling", "node_cls", size, epochs=3)
+                params = make_params(tasks=["karate"], models=[model], seeds=[0])
+                plan = plan_cell("scaling", model, params, task_dir=task_dir, quiet=True)
+                job = plan.jobs[0]
+                runs = probe_jobs([with_epochs(job, 1), with_epochs(job, 1), with_epochs(job, 3)], timeout_s=3600)[1:]
+                if len(runs) < 2 or any(r.get("status") != "ok" for r in runs):
+                    cells.append(f"failed: {next((r.get('error') for r in runs if r.get('status') != 'ok'), '?')[:40]}")
+                    break
+                per_epoch = max(1e-9, (runs[1]["seconds"] - runs[0]["seconds"]) / 2)
+                peak = max(r["peak_rss_mb"] for r in runs) / 1024
+                points.append((n_edges, per_epoch, peak))
+                cells.append(f"{per_epoch:.3g}, {peak:.2f}")
+            growth = "-"
+            if len(points) >= 2:
+                (e1, t1, _), (e2, t2, _) = points[-2:]
+                growth = f"{math.log(t2 / t1) / math.log(e2 / e1):.2f}"
+            cells += [""] * (len(args.edges) - len(cells))
+            print(f"| {model} | " + " | ".join(cells) + f" | {growth} |", flush=True)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
