@@ -23,6 +23,7 @@ nemenyi      Nemenyi q, critical difference, cliques, tasks needed for a gap
 posthoc      pairwise post-hoc tests across tasks: Nemenyi, Wilcoxon signed-rank + Holm
 bayesian     Bayesian signed-rank test over tasks, Bayesian correlated t-test over seeds
 stability    bootstrap / jackknife stability of the rank order
+sequential   seeds in rounds: Pocock's boundary over looks, different / equivalent / more seeds
 """
 
 from .bayesian import BayesResult, correlated_t_test, signed_rank_test
@@ -35,6 +36,7 @@ from .paired import PAIRED_METHODS, RESOLUTION, PairedResult, paired_test
 from .posthoc import POSTHOC_METHODS, PosthocPair, posthoc, posthoc_cliques, significance_matrix
 from .power import PowerResult, paired_power
 from .ranks import AGGREGATIONS, aggregate_ranks, mean_ranks, rank_matrix
+from .sequential import DECISIONS, SequentialDecision, bonferroni_level, decide, pocock_level, seeds_saved
 from .stability import RankStability, rank_stability
 
 __all__ = [
@@ -51,6 +53,13 @@ __all__ = [
     "PAIRED_METHODS",
     "RESOLUTION",
     "holm",
+    # sequential seeds
+    "SequentialDecision",
+    "decide",
+    "pocock_level",
+    "bonferroni_level",
+    "seeds_saved",
+    "DECISIONS",
     # power / equivalence
     "PowerResult",
     "paired_power",
