@@ -14,81 +14,12 @@ from pathlib import Path
 
 import click
 
+from .cli_common import UserError, check_device, check_model_name, check_task_name, checked_params
+from .cli_review import compare_cmd, estimate_cmd, exps_cmd, verify_cmd
 from .console import console
 from .errors import ParamsError, RecordError
 
 log = logging.getLogger(__name__)
-
-
-class UserError(click.ClickException):
-    exit_code = 2
-
-
-def _declared_arithmetic(path: str) -> str:
-    """``exec.arithmetic`` as written in the params file (or the default), read without validation (but
-    read as safely as :func:`~netzbench.params.load_params` reads it: an anchor bomb is refused here too)."""
-    from .params import DEFAULTS, read_yaml
-
-    try:
-        raw = read_yaml(path) or {}
-        mode = (raw.get("exec") or {}).get("arithmetic")
-    except (OSError, ParamsError, AttributeError):
-        mode = None  # load_config reports what is wrong with the file
-    return mode if isinstance(mode, str) else DEFAULTS["exec"]["arithmetic"]
-
-
-def _params(path: str, *, import_models: bool = True) -> dict:
-    """``params.yaml`` validated as a whole (values, keys, every name in it), with its custom tasks
-    registered in the catalogue; ``import_models=False`` locates ``module:Class`` models without
-    importing them (and torch)."""
-    from .config import load_config
-
-    from .run.arithmetic import configure
-
-    try:
-        # before anything imports torch (resolving a model may): this process and its workers inherit it
-        configure(_declared_arithmetic(path))
-        params = load_config(path, import_models=import_models)
-        configure(params["exec"]["arithmetic"])
-        return params
-    except ParamsError as exc:
-        raise UserError(str(exc)) from None
-
-
-def _check_task(params: dict, task: str) -> None:
-    from .catalog.table import UnknownTaskError
-    from .config import check_task
-    from .params import unsafe_name
-
-    why = unsafe_name(task)  # before the catalogue: the id becomes data/<task>/ and metrics/runs/<task>/
-    if why:
-        raise UserError(f"task {task!r} {why}")
-    try:
-        check_task(task)
-    except UnknownTaskError as exc:
-        raise UserError(str(exc)) from None
-
-
-def _check_model(model: str, model_args: dict | None = None) -> None:
-    from .config import check_model
-    from .models.registry import ModelError
-    from .params import unsafe_name
-
-    why = unsafe_name(model, model=True)  # the name becomes metrics/runs/<task>/<model>.json
-    if why:
-        raise UserError(f"model {model!r} {why}")
-    try:
-        check_model(model, model_args)
-    except ModelError as exc:
-        raise UserError(str(exc)) from None
-
-
-def _check_device(params: dict) -> None:
-    if params["exec"].get("device") == "cuda":
-        import torch
-
-        if not torch.cuda.is_available():
-            raise UserError("exec.device is 'cuda' but no CUDA device is available here; use 'auto' or 'cpu'")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -96,6 +27,10 @@ def _check_device(params: dict) -> None:
 def main() -> None:
     """netzbench: statistically honest GNN benchmarking (GraphNetz protocol) as a DVC pipeline."""
     click.get_current_context().with_resource(console())  # every command's messages, on stderr, bare
+
+
+for _command in (estimate_cmd, verify_cmd, compare_cmd, exps_cmd):
+    main.add_command(_command)
 
 
 @main.command()
@@ -113,11 +48,11 @@ def fetch(tasks: tuple[str, ...], all_tasks: bool, params_path: str, data_root: 
     from .catalog.data import fetch_summary, fetch_task
     from .catalog.fetch import ChecksumMismatch, DatasetUnavailable, UnsafeArchive
 
-    params = _params(params_path, import_models=False)
+    params = checked_params(params_path, import_models=False)
     if all_tasks == bool(tasks):
         raise UserError("name the tasks to fetch, or give --all for every task of params.yaml")
     for task in tasks or params["tasks"]:
-        _check_task(params, task)
+        check_task_name(params, task)
     for task in tasks or params["tasks"]:
         try:
             meta = fetch_task(task, params, data_root)
@@ -153,10 +88,10 @@ def train(task: str, model: str, params_path: str, out: str | None, data_root: s
     from .paths import child
     from .run.execute import train_cell
 
-    params = _params(params_path)
-    _check_task(params, task)
-    _check_model(model)
-    _check_device(params)
+    params = checked_params(params_path)
+    check_task_name(params, task)
+    check_model_name(model)
+    check_device(params)
     out = out or child(child("metrics/runs", task), f"{model}.json")  # checked names; never outside metrics/runs
     try:
         record = train_cell(task, model, params, out, data_root=data_root)
@@ -180,8 +115,8 @@ def candidate(task: str, params_path: str, data_root: str) -> None:
     from .records import write_record
     from .run.execute import train_cell
 
-    params = _params(params_path)
-    _check_task(params, task)
+    params = checked_params(params_path)
+    check_task_name(params, task)
     out = child("metrics/candidate", f"{task}.json")
     model, model_args = params["model"], params["model_args"] or {}
     if model is None:
@@ -192,8 +127,8 @@ def candidate(task: str, params_path: str, data_root: str) -> None:
         write_record(out, {"status": "in_roster", "task": task, "model": model})
         log.info(f"{task}: candidate {model} is in the roster; the report uses its roster cell")
         return
-    _check_model(model, model_args)
-    _check_device(params)
+    check_model_name(model, model_args)
+    check_device(params)
     try:
         record = train_cell(task, model, params, out, role="candidate", model_args=model_args, data_root=data_root)
     except RecordError as exc:  # the record could not be written (a full disk): names it
@@ -218,12 +153,12 @@ def sweep(params_path: str, data_root: str, dry_run: bool) -> None:
     from .run.execute import run_plans
     from .run.plan import plan_cell
 
-    params = _params(params_path)
-    _check_device(params)  # every name in params was checked by _params
+    params = checked_params(params_path)
+    check_device(params)  # every name in params was checked by checked_params
     cells = [(t, m, "roster", None) for t in params["tasks"] for m in params["models"]]
     model, model_args = params["model"], params["model_args"] or {}
     if model is not None and not (model in params["models"] and not model_args):
-        _check_model(model, model_args)
+        check_model_name(model, model_args)
         cells += [(t, model, "candidate", model_args) for t in params["tasks"]]
     for task in params["tasks"]:
         if not (Path(data_root) / task / "meta.json").is_file():
@@ -246,32 +181,6 @@ def sweep(params_path: str, data_root: str, dry_run: bool) -> None:
 
 
 @main.command()
-@click.argument("tasks", nargs=-1)
-@click.option("--all", "every", is_flag=True, help="Every task of the catalogue, not params.yaml's tasks.")
-@click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
-@click.option("--data-root", default="data", show_default=True)
-@click.option("--epochs", "probe_epochs", type=click.IntRange(min=2), default=3, show_default=True,
-              help="Epochs of the longer probe (the other: 1).")
-@click.option("--max-probe-edges", type=click.IntRange(min=1000), default=2_000_000, show_default=True,
-              help="Larger graphs are probed as scaled stand-ins and extrapolated.")
-@click.option("--afresh", is_flag=True, help="As if nothing were cached (what a fresh clone pays).")
-@click.option("--json", "as_json", is_flag=True, help="Print the estimate as JSON.")
-def estimate(tasks, every, params_path, data_root, probe_epochs, max_probe_edges, afresh, as_json) -> None:
-    """What `dvc repro` of TASKS (default: params.yaml's) would cost here, measured on a few epochs per cell:
-    time and memory per seed, cached cells, cells that would not fit, the total with this machine's workers."""
-    from .catalog.table import TASKS
-    from .run.estimate import estimate_plan, render
-
-    params = _params(params_path)
-    for task in tasks:
-        _check_task(params, task)
-    chosen = sorted(TASKS) if every else list(tasks) or None
-    result = estimate_plan(params, chosen, data_root=data_root, probe_epochs=probe_epochs,
-                          max_probe_edges=max_probe_edges, afresh=afresh)
-    click.echo(json.dumps(result, indent=2) if as_json else render(result))
-
-
-@main.command()
 @click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
 @click.option("--data-root", default="data", show_default=True)
 @click.option("--variant-seeds", type=click.IntRange(min=2), default=None,
@@ -291,8 +200,8 @@ def protocols(params_path: str, data_root: str, variant_seeds: int | None, only:
     """
     from .study import run_study
 
-    params = _params(params_path)
-    _check_device(params)  # every name in params was checked by _params
+    params = checked_params(params_path)
+    check_device(params)  # every name in params was checked by checked_params
     for task in only:
         if task not in params["tasks"]:
             raise click.BadParameter(f"{task!r} is not one of params.yaml's tasks", param_hint="--tasks")
@@ -360,91 +269,6 @@ def report(params_path: str) -> None:
         raise
 
 
-@main.command()
-@click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False))
-@click.option("--against", default=None, type=click.Path(exists=True, dir_okay=False),
-              help="The benchmark file to compare with [default: reports/benchmark.json as committed (git HEAD)].")
-@click.option("--whole", is_flag=True,
-              help="Compare the whole files (every cell of either, each file's own conclusions) instead of "
-                   "the cells and seeds both have.")
-def verify(files: tuple[str, ...], against: str | None, whole: bool) -> None:
-    """Compare two benchmark files cell by cell and conclusion by conclusion.
-
-    `netzbench verify` after a local `dvc repro` compares reports/benchmark.json with the published
-    one (git HEAD); `--against FILE` names the other file; `netzbench verify A B` compares any two.
-    It compares the cells both ran, on the seeds both have, with the conclusions recomputed on them,
-    and lists what it left out (a narrowed run's tasks); `--whole` compares the files as they are.
-    Exit code 2 for a file netzbench cannot have written (not JSON, an accuracy of 5.5, ...), 1 when a
-    conclusion changed (mean-rank order, Friedman decision, CD cliques, significant pairwise
-    differences, cells overlapping the paper) or none can be computed, 0 otherwise.
-    """
-    from .report.sources import Source, read
-    from .report.verify import VerifyError, render, verify as compare
-    from .report.verify_input import read_benchmark
-
-    if len(files) > 2 or (len(files) == 2 and against):
-        raise UserError("give at most two files, or one file and --against")
-    ours = files[0] if files else "reports/benchmark.json"
-    theirs = files[1] if len(files) == 2 else against
-    theirs_shown = theirs or f"HEAD:{ours}"  # what an error calls the other file
-    try:
-        a = read_benchmark(ours)
-        b = read_benchmark(theirs, theirs_shown) if theirs else read(Source("HEAD", "revision", "HEAD", "HEAD"), ours)
-        result = compare(a, b, whole=whole)
-    except VerifyError as exc:
-        raise UserError(str(exc)) from None
-    click.echo(render(result, labels=(ours, theirs_shown)))
-    if not result["verified"]:
-        sys.exit(1)
-
-
-@main.command("compare")
-@click.argument("runs", nargs=-1, metavar="[A [B]]")
-@click.option("--html", "html_path", default=None, type=click.Path(dir_okay=False),
-              help="Also write the summary as a standalone HTML page (style inline, nothing fetched) to this path.")
-def compare_cmd(runs: tuple[str, ...], html_path: str | None) -> None:
-    """Compare run B with run A, as Markdown for a pull request: the cells that changed, paired B - A
-    differences per task (Holm), TOST equivalence, P(B better), mean ranks, conclusions, compute.
-
-    A and B: benchmark files, git revisions (their reports/benchmark.json) or `dvc exp` names.
-    `netzbench compare`: HEAD against the workspace; `netzbench compare A`: A against the workspace.
-    """
-    from .report.compare import compare
-    from .report.compare_render import to_html, to_markdown
-    from .report.sources import BENCHMARK, load
-    from .report.verify_input import VerifyError
-
-    if len(runs) > 2:
-        raise UserError("give at most two runs: A and B")
-    specs = [*(runs or ["HEAD"]), BENCHMARK][:2]
-    try:
-        (a, source_a), (b, source_b) = load(specs[0]), load(specs[1])
-        result = compare(a, b, labels=(source_a.label, source_b.label))
-    except VerifyError as exc:
-        raise UserError(str(exc)) from None
-    click.echo(to_markdown(result), nl=False)
-    if html_path:
-        Path(html_path).write_text(to_html(result), encoding="utf-8")
-        log.info(f"compare: the page is {html_path}")
-
-
-@main.command("exps")
-@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON instead of a table.")
-@click.option("-A", "--all-commits", is_flag=True, help="Every commit's experiments, not only HEAD's.")
-@click.option("--width", type=click.IntRange(60), default=None, help="Table width [default: the terminal's].")
-def exps_cmd(as_json: bool, all_commits: bool, width: int | None) -> None:
-    """The `dvc exp run` experiments side by side, one row each, within the terminal's width: candidate,
-    protocol, seeds, the candidate's mean rank and wins/losses/ties, Friedman p, the model ranked first,
-    and the tasks each ran (from `dvc exp show --json`; every column: `dvc exp show`)."""
-    from .report.experiments import ExperimentsError, experiment_rows, read_show, render, rows_json
-
-    try:
-        rows = experiment_rows(read_show(all_commits=all_commits))
-    except ExperimentsError as exc:
-        raise UserError(str(exc)) from None
-    click.echo(rows_json(rows) if as_json else render(rows, width))
-
-
 @main.command("tasks")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of a table.")
 @click.option("--params", "params_path", default="params.yaml", show_default=True,
@@ -457,7 +281,7 @@ def tasks_cmd(as_json: bool, params_path: str) -> None:
 
     epochs = {}
     if Path(params_path).is_file():
-        epochs = _params(params_path, import_models=False)["train"]["epochs"]
+        epochs = checked_params(params_path, import_models=False)["train"]["epochs"]
     rows = task_rows(epochs)
     if as_json:
         click.echo(json.dumps(rows, indent=2))

@@ -46,6 +46,8 @@ EXECUTION_ONLY = {
     "netzbench": "the package facade: version and lazily imported names",
     "netzbench.api": "the Python entry point: builds params and runs the same plan -> executor -> record path",
     "netzbench.cli": "the command line the stages call",
+    "netzbench.cli_common": "the command line's argument and params checks",
+    "netzbench.cli_review": "the commands that read runs (estimate, verify, compare, exps), added to the group",
     "netzbench.config": "checks names in params against the catalogue and the model registry",
     "netzbench.console": "prints the command line's log messages on stderr",
     "netzbench.errors": "error types",

@@ -1,0 +1,82 @@
+"""What every command shares: the error that exits 2, and params.yaml and names checked before any work.
+
+Every command validates ``params.yaml`` and its arguments first and stops with a message naming the
+problem and the valid choices (exit code 2) before anything is trained.
+"""
+
+from __future__ import annotations
+
+import click
+
+from .errors import ParamsError
+
+
+class UserError(click.ClickException):
+    exit_code = 2
+
+
+def declared_arithmetic(path: str) -> str:
+    """``exec.arithmetic`` as written in the params file (or the default), read without validation (but
+    read as safely as :func:`~netzbench.params.load_params` reads it: an anchor bomb is refused here too)."""
+    from .params import DEFAULTS, read_yaml
+
+    try:
+        raw = read_yaml(path) or {}
+        mode = (raw.get("exec") or {}).get("arithmetic")
+    except (OSError, ParamsError, AttributeError):
+        mode = None  # load_config reports what is wrong with the file
+    return mode if isinstance(mode, str) else DEFAULTS["exec"]["arithmetic"]
+
+
+def checked_params(path: str, *, import_models: bool = True) -> dict:
+    """``params.yaml`` validated as a whole (values, keys, every name in it), with its custom tasks
+    registered in the catalogue; ``import_models=False`` locates ``module:Class`` models without
+    importing them (and torch)."""
+    from .config import load_config
+
+    from .run.arithmetic import configure
+
+    try:
+        # before anything imports torch (resolving a model may): this process and its workers inherit it
+        configure(declared_arithmetic(path))
+        params = load_config(path, import_models=import_models)
+        configure(params["exec"]["arithmetic"])
+        return params
+    except ParamsError as exc:
+        raise UserError(str(exc)) from None
+
+
+def check_task_name(params: dict, task: str) -> None:
+    from .catalog.table import UnknownTaskError
+    from .config import check_task
+    from .params import unsafe_name
+
+    why = unsafe_name(task)  # before the catalogue: the id becomes data/<task>/ and metrics/runs/<task>/
+    if why:
+        raise UserError(f"task {task!r} {why}")
+    try:
+        check_task(task)
+    except UnknownTaskError as exc:
+        raise UserError(str(exc)) from None
+
+
+def check_model_name(model: str, model_args: dict | None = None) -> None:
+    from .config import check_model
+    from .models.registry import ModelError
+    from .params import unsafe_name
+
+    why = unsafe_name(model, model=True)  # the name becomes metrics/runs/<task>/<model>.json
+    if why:
+        raise UserError(f"model {model!r} {why}")
+    try:
+        check_model(model, model_args)
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+
+
+def check_device(params: dict) -> None:
+    if params["exec"].get("device") == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise UserError("exec.device is 'cuda' but no CUDA device is available here; use 'auto' or 'cpu'")

@@ -1,0 +1,129 @@
+"""The commands that read runs rather than make them: what a plan will cost (``estimate``), whether a
+rerun reproduces (``verify``), what a change does (``compare``), the experiments side by side (``exps``).
+
+:mod:`netzbench.cli` adds them to the ``netzbench`` group.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+
+import click
+
+from .cli_common import UserError, check_task_name, checked_params
+
+log = logging.getLogger(__name__)
+
+
+@click.command("estimate")
+@click.argument("tasks", nargs=-1)
+@click.option("--all", "every", is_flag=True, help="Every task of the catalogue, not params.yaml's tasks.")
+@click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
+@click.option("--data-root", default="data", show_default=True)
+@click.option("--epochs", "probe_epochs", type=click.IntRange(min=2), default=3, show_default=True,
+              help="Epochs of the longer probe (the other: 1).")
+@click.option("--max-probe-edges", type=click.IntRange(min=1000), default=2_000_000, show_default=True,
+              help="Larger graphs are probed as scaled stand-ins and extrapolated.")
+@click.option("--afresh", is_flag=True, help="As if nothing were cached (what a fresh clone pays).")
+@click.option("--json", "as_json", is_flag=True, help="Print the estimate as JSON.")
+def estimate_cmd(tasks, every, params_path, data_root, probe_epochs, max_probe_edges, afresh, as_json) -> None:
+    """What `dvc repro` of TASKS (default: params.yaml's) would cost here, measured on a few epochs per cell:
+    time and memory per seed, cached cells, cells that would not fit, the total with this machine's workers."""
+    from .catalog.table import TASKS
+    from .run.estimate import estimate_plan, render
+
+    params = checked_params(params_path)
+    for task in tasks:
+        check_task_name(params, task)
+    chosen = sorted(TASKS) if every else list(tasks) or None
+    result = estimate_plan(params, chosen, data_root=data_root, probe_epochs=probe_epochs,
+                          max_probe_edges=max_probe_edges, afresh=afresh)
+    click.echo(json.dumps(result, indent=2) if as_json else render(result))
+
+
+@click.command("verify")
+@click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+@click.option("--against", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="The benchmark file to compare with [default: reports/benchmark.json as committed (git HEAD)].")
+@click.option("--whole", is_flag=True,
+              help="Compare the whole files (every cell of either, each file's own conclusions) instead of "
+                   "the cells and seeds both have.")
+def verify_cmd(files: tuple[str, ...], against: str | None, whole: bool) -> None:
+    """Compare two benchmark files cell by cell and conclusion by conclusion.
+
+    `netzbench verify` after a local `dvc repro` compares reports/benchmark.json with the published
+    one (git HEAD); `--against FILE` names the other file; `netzbench verify A B` compares any two.
+    It compares the cells both ran, on the seeds both have, with the conclusions recomputed on them,
+    and lists what it left out (a narrowed run's tasks); `--whole` compares the files as they are.
+    Exit code 2 for a file netzbench cannot have written (not JSON, an accuracy of 5.5, ...), 1 when a
+    conclusion changed (mean-rank order, Friedman decision, CD cliques, significant pairwise
+    differences, cells overlapping the paper) or none can be computed, 0 otherwise.
+    """
+    from .report.sources import Source, read
+    from .report.verify import VerifyError, render, verify as compare
+    from .report.verify_input import read_benchmark
+
+    if len(files) > 2 or (len(files) == 2 and against):
+        raise UserError("give at most two files, or one file and --against")
+    ours = files[0] if files else "reports/benchmark.json"
+    theirs = files[1] if len(files) == 2 else against
+    theirs_shown = theirs or f"HEAD:{ours}"  # what an error calls the other file
+    try:
+        a = read_benchmark(ours)
+        b = read_benchmark(theirs, theirs_shown) if theirs else read(Source("HEAD", "revision", "HEAD", "HEAD"), ours)
+        result = compare(a, b, whole=whole)
+    except VerifyError as exc:
+        raise UserError(str(exc)) from None
+    click.echo(render(result, labels=(ours, theirs_shown)))
+    if not result["verified"]:
+        sys.exit(1)
+
+
+@click.command("compare")
+@click.argument("runs", nargs=-1, metavar="[A [B]]")
+@click.option("--html", "html_path", default=None, type=click.Path(dir_okay=False),
+              help="Also write the summary as a standalone HTML page (style inline, nothing fetched) to this path.")
+def compare_cmd(runs: tuple[str, ...], html_path: str | None) -> None:
+    """Compare run B with run A, as Markdown for a pull request: the cells that changed, paired B - A
+    differences per task (Holm), TOST equivalence, P(B better), mean ranks, conclusions, compute.
+
+    A and B: benchmark files, git revisions (their reports/benchmark.json) or `dvc exp` names.
+    `netzbench compare`: HEAD against the workspace; `netzbench compare A`: A against the workspace.
+    """
+    from .report.compare import compare
+    from .report.compare_render import to_html, to_markdown
+    from .report.sources import BENCHMARK, load
+    from .report.verify_input import VerifyError
+
+    if len(runs) > 2:
+        raise UserError("give at most two runs: A and B")
+    specs = [*(runs or ["HEAD"]), BENCHMARK][:2]
+    try:
+        (a, source_a), (b, source_b) = load(specs[0]), load(specs[1])
+        result = compare(a, b, labels=(source_a.label, source_b.label))
+    except VerifyError as exc:
+        raise UserError(str(exc)) from None
+    click.echo(to_markdown(result), nl=False)
+    if html_path:
+        Path(html_path).write_text(to_html(result), encoding="utf-8")
+        log.info(f"compare: the page is {html_path}")
+
+
+@click.command("exps")
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON instead of a table.")
+@click.option("-A", "--all-commits", is_flag=True, help="Every commit's experiments, not only HEAD's.")
+@click.option("--width", type=click.IntRange(60), default=None, help="Table width [default: the terminal's].")
+def exps_cmd(as_json: bool, all_commits: bool, width: int | None) -> None:
+    """The `dvc exp run` experiments side by side, one row each, within the terminal's width: candidate,
+    protocol, seeds, the candidate's mean rank and wins/losses/ties, Friedman p, the model ranked first,
+    and the tasks each ran (from `dvc exp show --json`; every column: `dvc exp show`)."""
+    from .report.experiments import ExperimentsError, experiment_rows, read_show, render, rows_json
+
+    try:
+        rows = experiment_rows(read_show(all_commits=all_commits))
+    except ExperimentsError as exc:
+        raise UserError(str(exc)) from None
+    click.echo(rows_json(rows) if as_json else render(rows, width))
