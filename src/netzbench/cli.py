@@ -210,6 +210,33 @@ def protocols(params_path: str, data_root: str, variant_seeds: int | None, only:
 
 
 @main.command()
+@click.option("--target-effect", type=click.FloatRange(min=0, min_open=True), required=True,
+              help="The smallest difference worth detecting, in metric units (e.g. 0.01 accuracy).")
+@click.option("--looks", default="3,5,10,20", show_default=True,
+              help="Seed counts at which comparisons are decided, increasing; the last is the cap.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
+              help="Overall error rate per comparison [default: report.alpha].")
+@click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
+@click.option("--data-root", default="data", show_default=True)
+@click.option("--out", default="reports/seed_plan.json", show_default=True, help="Where the plan is written.")
+def seeds(target_effect: float, looks: str, alpha: float | None, params_path: str, data_root: str, out: str) -> None:
+    """Add seeds in rounds only to the comparisons still undecided at the target effect (different,
+    equivalent within it, or undecided at the cap), each look at Pocock's boundary so that the error
+    rate stays at alpha; say how many seed runs that saved against giving every cell the cap."""
+    from .seed_plan import run_seed_plan
+
+    try:
+        counts = [int(v) for v in looks.split(",") if v.strip()]
+    except ValueError:
+        raise UserError(f"--looks must be comma-separated seed counts, got {looks!r}") from None
+    if not counts or counts[0] < 2 or any(b <= a for a, b in zip(counts, counts[1:])):
+        raise UserError(f"--looks must be increasing seed counts of at least 2, got {looks!r}")
+    params = checked_params(params_path)
+    check_device(params)
+    run_seed_plan(params, target_effect=target_effect, looks=counts, alpha=alpha, data_root=data_root, out=out)
+
+
+@main.command()
 @click.option("--dir", "target", default=".netzbench/quick", show_default=True,
               help="Throwaway workspace for the profile (created; reused next time).")
 def quick(target: str) -> None:
