@@ -68,6 +68,12 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def _figures_in_this_process(monkeypatch):
+    """The report stage renders its figures here, not in forked workers (a unit test starts no process)."""
+    monkeypatch.setenv("NETZBENCH_FIGURE_WORKERS", "1")
+
+
+@pytest.fixture(autouse=True)
 def _no_warm_server(monkeypatch):
     """No warm worker server unless a test asks for one (tests/test_warm.py): each test's own cache
     directory is a new environment, hence a new server that would linger after the test."""

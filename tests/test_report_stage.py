@@ -242,3 +242,21 @@ def test_compact_metrics_hold_the_numbers_compared_across_experiments():
                    "candidate": {"wins": 3, "losses": 1, "ties": 4, "mean_rank": 2.25}}
     full["candidate"] = {"name": None, "wins": 0, "losses": 0, "ties": 0, "mean_rank": None, "n_tasks": 0}
     assert "candidate" not in compact_metrics(full)
+
+
+def test_figures_rendered_in_forked_workers_are_the_same_bytes(workdir, tmp_path, monkeypatch):
+    """The stage draws its figures in forked processes where there are cores: the same files as drawn here."""
+    import multiprocessing
+    import shutil
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork start method here: the stage renders every figure in its own process")
+    other = tmp_path / "forked"
+    shutil.copytree(workdir, other)
+    run_report_stage(_params(), root=workdir)
+    monkeypatch.setenv("NETZBENCH_FIGURE_WORKERS", "2")
+    run_report_stage(_params(), root=other)
+    plots = sorted(p.name for p in (workdir / "plots").iterdir())
+    assert len(plots) > 10 and plots == sorted(p.name for p in (other / "plots").iterdir())
+    for name in plots:
+        assert (workdir / "plots" / name).read_bytes() == (other / "plots" / name).read_bytes(), name

@@ -63,6 +63,7 @@ import csv
 import json
 import logging
 import math
+import multiprocessing
 import os
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -76,7 +77,7 @@ from ..stats import VERDICTS
 from .benchmark import BenchmarkReport
 from .facts import ReportFacts, collect_facts
 from .figure_files import written_families
-from .figures import plot_message, save_figure
+from .figures import figure_bytes, plot_message
 from .formatting import number, p_value
 from .markdown import render_markdown
 from .memo import computed_once
@@ -314,9 +315,54 @@ def _write_figures(facts: ReportFacts, out: StagedFiles, place: Place) -> None:
                                        ("png",))
         figures[f"pairwise_{family}"] = (lambda f=family: report.plot_pairwise("matrix", family=f),
                                          "no pairwise comparison", ("png",))
-    for name, (make, message, formats) in figures.items():
-        if place(f"plots/{name}") is not None:
-            save_figure(_safe_figure(make, message), place(f"plots/{name}"), formats=formats, staging=out)
+    jobs = [(place(f"plots/{name}"), make, message, formats) for name, (make, message, formats) in figures.items()
+            if place(f"plots/{name}") is not None]
+    for (target, _, _, _), files in zip(jobs, _rendered(jobs)):
+        for fmt, data in files.items():
+            with out.open(target.parent / f"{target.name}.{fmt}", "wb") as fh:
+                fh.write(data)
+
+
+#: the figures the report stage renders, while a pool renders them (forked children read it)
+_JOBS: list = []
+
+
+def _render_one(i: int) -> dict[str, bytes]:
+    target, make, message, formats = _JOBS[i]
+    fig = _safe_figure(make, message)
+    files = {}
+    for fmt in formats:
+        try:
+            files[str(fmt)] = figure_bytes(fig, fmt)
+        except OSError as exc:  # said of the output it was for (a pool hands the error back to the stage)
+            raise OSError(exc.errno, exc.strerror or str(exc), f"{target}.{fmt}") from exc
+    return files
+
+
+def figure_workers() -> int:
+    """Processes that render the report's figures at once: ``$NETZBENCH_FIGURE_WORKERS``, else one per core
+    up to 4 (each a fork of the stage, sharing its computed facts; 1 renders them here)."""
+    configured = os.environ.get("NETZBENCH_FIGURE_WORKERS")
+    return max(1, int(configured)) if configured else max(1, min(4, os.cpu_count() or 1))
+
+
+def _rendered(jobs: list) -> list[dict[str, bytes]]:
+    """Each figure's files (format -> bytes), in order: rendering is most of the stage's time, and the
+    figures are independent, so they are drawn in forked processes where there are cores (the same bytes)."""
+    global _JOBS
+    workers = min(figure_workers(), len(jobs))
+    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        _JOBS = jobs
+        try:
+            return [_render_one(i) for i in range(len(jobs))]
+        finally:
+            _JOBS = []
+    _JOBS = jobs
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            return pool.map(_render_one, range(len(jobs)), chunksize=1)
+    finally:
+        _JOBS = []
 
 
 def _plot_links(markdown: str, place: Place) -> str:

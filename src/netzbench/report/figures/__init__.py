@@ -28,7 +28,7 @@ The artefacts correspond to docs/statistics.md, section "Artefacts".
 from .cells import plot_bars
 from .dashboard import plot_dashboard
 from .forest import plot_forest
-from .style import MODEL_PALETTE, OKABE_ITO, model_colors, save_figure
+from .style import MODEL_PALETTE, OKABE_ITO, figure_bytes, model_colors, save_figure
 from .curves import plot_learning_curves
 from .message import plot_message
 from .pairwise import plot_pairwise_grid, plot_pairwise_list, plot_pairwise_matrix
@@ -39,6 +39,7 @@ __all__ = [
     "MODEL_PALETTE",
     "model_colors",
     "save_figure",
+    "figure_bytes",
     "plot_critical_difference",
     "plot_mean_ranks",
     "plot_bars",

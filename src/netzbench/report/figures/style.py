@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import io
 import math
 import pathlib
 from collections.abc import Iterable, Mapping, Sequence
@@ -244,6 +245,24 @@ def range_spine(ax, bounds: tuple[float, float] | None) -> None:
     ax.spines["left"].set_bounds(bottom, top)
 
 
+def figure_bytes(fig: Figure, fmt: str, dpi: int | None = None) -> bytes:
+    """The file ``fig`` makes in format ``fmt``, deterministically (as :func:`save_figure` writes it)."""
+    fmt = str(fmt).lower().lstrip(".")
+    if fmt == "png":
+        metadata: dict[str, Any] | None = {"Software": None}
+    elif fmt == "svg":
+        metadata = {"Date": None}
+    elif fmt == "pdf":
+        metadata = {"Creator": None, "Producer": None, "CreationDate": None}
+    else:
+        metadata = None
+    buf = io.BytesIO()
+    with mpl.rc_context({"svg.hashsalt": "netzbench", "svg.fonttype": "path"}):
+        fig.savefig(buf, format=fmt, dpi=DPI if dpi is None else dpi, metadata=metadata, bbox_inches="tight",
+                    pad_inches=0.05, facecolor="white")
+    return buf.getvalue()
+
+
 def save_figure(
     fig: Figure,
     path: str | pathlib.Path,
@@ -277,24 +296,8 @@ def save_figure(
     written: list[pathlib.Path] = []
     for fmt in formats:
         fmt = str(fmt).lower().lstrip(".")
-        if fmt == "png":
-            metadata: dict[str, Any] | None = {"Software": None}
-        elif fmt == "svg":
-            metadata = {"Date": None}
-        elif fmt == "pdf":
-            metadata = {"Creator": None, "Producer": None, "CreationDate": None}
-        else:
-            metadata = None
         out = p.parent / f"{p.name}.{fmt}"
-        with mpl.rc_context({"svg.hashsalt": "netzbench", "svg.fonttype": "path"}), staging.open(out, "wb") as fh:
-            fig.savefig(
-                fh,
-                format=fmt,
-                dpi=dpi,
-                metadata=metadata,
-                bbox_inches="tight",
-                pad_inches=0.05,
-                facecolor="white",
-            )
+        with staging.open(out, "wb") as fh:
+            fh.write(figure_bytes(fig, fmt, dpi))
         written.append(out)
     return written
