@@ -24,6 +24,7 @@ posthoc      pairwise post-hoc tests across tasks: Nemenyi, Wilcoxon signed-rank
 bayesian     Bayesian signed-rank test over tasks, Bayesian correlated t-test over seeds
 stability    bootstrap / jackknife stability of the rank order
 sequential   seeds in rounds: Pocock's boundary over looks, different / equivalent / more seeds
+tuning       expected best validation score against the tuning budget, and where two curves cross
 """
 
 from .bayesian import BayesResult, correlated_t_test, signed_rank_test
@@ -38,6 +39,7 @@ from .power import PowerResult, paired_power
 from .ranks import AGGREGATIONS, aggregate_ranks, mean_ranks, rank_matrix
 from .sequential import DECISIONS, SequentialDecision, bonferroni_level, decide, pocock_level, seeds_saved
 from .stability import RankStability, rank_stability
+from .tuning import BudgetCurve, crossings, expected_max_curve
 
 __all__ = [
     # intervals
@@ -53,6 +55,10 @@ __all__ = [
     "PAIRED_METHODS",
     "RESOLUTION",
     "holm",
+    # tuning budgets
+    "BudgetCurve",
+    "expected_max_curve",
+    "crossings",
     # sequential seeds
     "SequentialDecision",
     "decide",
