@@ -24,7 +24,7 @@ LAYERS = {
     "synthetic": 2, "models": 2,
     "catalog": 3, "training": 3,
     "run": 4, "report": 4, "readers": 4,
-    "config": 5, "study": 5, "seed_plan": 5, "quick": 5, "console": 5, "listing": 5,
+    "config": 5, "study": 5, "seed_plan": 5, "structure_controls": 5, "quick": 5, "console": 5, "listing": 5,
     "api": 6, "cli_common": 6, "cli_review": 7, "cli": 8,
     "__init__": 9,
 }

@@ -25,7 +25,7 @@ TESTS_DIR = Path(__file__).resolve().parent
 
 #: names that, called or imported by a test, put it in a tier at least
 NAMES = {
-    "train": {"fit_seed", "train_cell", "run_plans", "run_study", "run_benchmark", "run_seed", "run_seed_plan",
+    "train": {"fit_seed", "train_cell", "run_plans", "run_study", "run_benchmark", "run_seed", "run_seed_plan", "run_controls",
               "train_relational", "train_link_pred", "train_node", "train_dgi", "train_graph", "run_quick",
               "misbehaving_workdir"},
     "process": {"subprocess", "Popen", "ray", "multiprocessing", "warm", "WarmServer", "start_server", "ensure_server",
@@ -36,7 +36,7 @@ NAMES = {
 CALLS = {"train": {"fit", "train"}}
 #: CLI commands (first word of ``invoke(main, [...])``) and the tier they need
 COMMANDS = {"train": "train", "candidate": "train", "sweep": "train", "protocols": "train", "quick": "train",
-            "seeds": "train",
+            "seeds": "train", "controls": "train",
             "warm": "process", "estimate": "process", "repro": "e2e", "exp": "e2e"}
 
 

@@ -237,6 +237,30 @@ def seeds(target_effect: float, looks: str, alpha: float | None, params_path: st
 
 
 @main.command()
+@click.argument("tasks", nargs=-1, required=True)
+@click.option("--models", "only", multiple=True, help="Models to train on the controls (repeatable) [default: the roster].")
+@click.option("--control", "kinds", multiple=True, type=click.Choice(["no_edges", "rewired", "random_graph"]),
+              help="Controls to run (repeatable) [default: all three].")
+@click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
+@click.option("--data-root", default="data", show_default=True)
+def controls(tasks, only, kinds, params_path, data_root) -> None:
+    """Does the graph matter? Train each model on TASKS and on their structure controls (no edges, a
+    degree-preserving rewiring, a random graph with as many edges), and say per task, model and control
+    whether structure helps, hurts, or has no detectable effect (reports/controls.json)."""
+    from .catalog.controls import CONTROLS, ControlError
+    from .structure_controls import run_controls
+
+    params = checked_params(params_path)
+    check_device(params)
+    for task in tasks:
+        check_task_name(params, task)
+    try:
+        run_controls(params, list(tasks), list(only) or None, tuple(kinds) or CONTROLS, data_root=data_root)
+    except ControlError as exc:
+        raise UserError(str(exc)) from None
+
+
+@main.command()
 @click.option("--dir", "target", default=".netzbench/quick", show_default=True,
               help="Throwaway workspace for the profile (created; reused next time).")
 def quick(target: str) -> None:

@@ -57,6 +57,7 @@ EXECUTION_ONLY = {
     "netzbench.records": "reading and writing run records",
     "netzbench.study": "the protocol study: runs variants through the same plan -> executor -> record path",
     "netzbench.seed_plan": "adaptive seeds: rounds of the same plan -> executor -> record path",
+    "netzbench.structure_controls": "structure controls: the same plan -> executor -> record path on control data",
     "netzbench.quick": "the quick profile: copies the repository and runs dvc repro there",
     "netzbench.run": "planning, executors, workers, limits, progress, the per-seed cache",
 }
