@@ -202,13 +202,14 @@ def test_stage_marks_the_candidate_and_keeps_references_in_data(candidate_report
     import netzbench.report.stage as stage
 
     saved = {}
-    real_save = stage.save_figure
 
-    def keep(fig, path, **kw):  # the figures as the stage wrote them
-        saved[path.name] = fig
-        return real_save(fig, path, **kw)
+    def keep(i):  # the figures as the stage drew them (in this process: tests render with one worker)
+        target, make, message, formats = stage._JOBS[i]
+        fig = stage._safe_figure(make, message)
+        saved[target.name] = fig
+        return {str(fmt): stage.figure_bytes(fig, fmt) for fmt in formats}
 
-    monkeypatch.setattr(stage, "save_figure", keep)
+    monkeypatch.setattr(stage, "_render_one", keep)
     params = make_params(tasks=["karate", "mutag", "cora"], models=["GCN", "GAT"], seeds=SEEDS)
     write_outputs(candidate_report, params, REF, out_dir=tmp_path)
     assert _gid(saved["critical_difference"], "candidate-note")

@@ -161,6 +161,7 @@ SAME_CONCEPT = {
     "dgi.py": "Deep Graph Infomax: the model (models/) and its training (training/)",
     "networks.py": "Netzschleuder-style networks: the catalogue entries and their processor",
     "pyg_misc.py": "the miscellaneous PyG datasets: the catalogue entries and their processors",
+    "questions.py": "the three questions (controls, tuning budgets, seed rounds): their facts and their section",
 }
 
 

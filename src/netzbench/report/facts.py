@@ -19,6 +19,7 @@ from .degenerate import degenerate as degenerate_cells
 from .degenerate import leakage as leaking_cells
 from .paper import counts as paper_counts
 from .paper import load_paper_table
+from .questions import question_facts
 from .reproduction import comparison, study_effects
 from .within_task import nested_summary, paired_agreement
 
@@ -63,6 +64,7 @@ class ReportFacts:
     degenerate: list[dict] = field(default_factory=list)  # cells whose headline is flat or tied in most seeds
     leakage: list[dict] = field(default_factory=list)  # cells whose seeds saw held-out edges in training
     study_raw: dict | None = None  # the protocol study as read, for the conclusions' variants
+    questions: dict = field(default_factory=dict)  # structure controls, tuning budgets, seed rounds (.questions)
 
     @property
     def paper_rows(self) -> list[dict]:
@@ -137,13 +139,15 @@ class ReportFacts:
 
 def collect_facts(report, candidate: str | None, roster: list[str], *, aggregation: str = "uniform",
                   weights: dict | None = None, reference: dict | None = None,
-                  study: dict | None = None, code: str | None = None) -> ReportFacts:
+                  study: dict | None = None, code: str | None = None, controls: dict | None = None,
+                  seed_plan: dict | None = None) -> ReportFacts:
     """Compute every shared statistic of ``report`` once.
 
     ``candidate`` and ``roster`` feed the candidate block; ``aggregation``
     (with ``weights`` for ``custom``) is the one of ``plots/mean_ranks.*``;
     ``reference`` and ``study`` are the reference implementation's cells and
-    the protocol study (:mod:`.reproduction`), when there are any.
+    the protocol study (:mod:`.reproduction`), when there are any; ``controls`` and ``seed_plan`` what
+    ``netzbench controls`` and ``netzbench seeds`` wrote (:mod:`.questions`).
     An equivalence or aggregation that cannot be computed (no margin, no
     weights) is recorded with the reason instead of failing the build.
     """
@@ -185,4 +189,5 @@ def collect_facts(report, candidate: str | None, roster: list[str], *, aggregati
         baseline_kinds=kinds, baseline_comparison=report.baseline_comparison(),
         degenerate=degenerate_cells(report.histories, report.selected_epochs(), report.task_info),
         leakage=leaking_cells(report.cells),
+        questions=question_facts(report, controls, seed_plan),
     )

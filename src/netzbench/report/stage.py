@@ -74,6 +74,7 @@ from ..errors import RecordError
 from ..identity import code_version
 from ..records import StagedFiles
 from ..stats import VERDICTS
+from ..stats._common import to_plain
 from .benchmark import BenchmarkReport
 from .facts import ReportFacts, collect_facts
 from .figure_files import written_families
@@ -101,6 +102,10 @@ BAYESIAN_COLUMNS = ["scope", "task", "model_a", "model_b", "mean_diff", "p_a_bet
 REFERENCE_CELLS = Path("benchmarks/reference_cells.json")
 #: the protocol study (netzbench protocols)
 STUDY = Path("reports/protocol_study.json")
+#: what netzbench controls and netzbench seeds write (read where present; not DVC dependencies, since
+#: most runs have neither: `netzbench report` or `dvc repro -f report` after running them)
+CONTROLS = Path("reports/controls.json")
+SEED_PLAN = Path("reports/seed_plan.json")
 
 def _num(v: Any) -> Any:
     if isinstance(v, float) and not math.isfinite(v):
@@ -194,6 +199,8 @@ def report_metrics(facts: ReportFacts) -> dict:
         # the per-task correlated t-tests: their decisions at PROBABLE and each task's rho with its split design
         out["bayesian_per_task"] = {**facts.bayesian["per_task_counts"],
                                     "rho": facts.bayesian["split_design"] or facts.bayesian["rho"]}
+    if facts.questions:  # structure controls, tuning budgets, seed rounds: only where the run has them
+        out["questions"] = to_plain(facts.questions)
     return out
 
 
@@ -376,9 +383,10 @@ def _plot_links(markdown: str, place: Place) -> str:
 
 def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None,
                   out_dir: str | Path = ".", reference: dict | None = None, study: dict | None = None, *,
-                  staging: StagedFiles | None = None, place: Place | None = None) -> dict:
+                  staging: StagedFiles | None = None, place: Place | None = None, controls: dict | None = None,
+                  seed_plan: dict | None = None) -> dict:
     """Write every report artefact, all or nothing (see the module docstring); return the headline metrics.
-    ``reference`` and ``study``: see :func:`~netzbench.report.facts.collect_facts`.
+    ``reference``, ``study``, ``controls`` and ``seed_plan``: see :func:`~netzbench.report.facts.collect_facts`.
 
     ``place(rel)`` maps an output's path under ``out_dir`` to where it goes (None: left out); default
     ``out_dir / rel``. ``staging``: stage the files there and leave the commit to its owner (the
@@ -393,7 +401,7 @@ def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None,
     with computed_once(report), nullcontext(staging) if staging is not None else StagedFiles() as out:
         facts = collect_facts(report, candidate, list(params["models"]),
                               aggregation=rep_params.get("aggregation", "uniform"), weights=rep_params.get("weights"),
-                              reference=reference, study=study,
+                              reference=reference, study=study, controls=controls, seed_plan=seed_plan,
                               code=code_version() if study is not None else None)  # another result code's: stale
         metrics = report_metrics(facts)
         for rel, obj, indent in (("metrics/report.json", metrics, 2),
@@ -446,4 +454,5 @@ def run_report_stage(params: dict, root: str | Path = ".") -> dict:
     if candidate is None and params["model"] in params["models"] and not params["model_args"]:
         candidate = params["model"]  # in_roster: the candidate block uses the roster cells
     return write_outputs(report, params, candidate, out_dir=root,
-                         reference=read_optional_json(root / REFERENCE_CELLS), study=read_optional_json(root / STUDY))
+                         reference=read_optional_json(root / REFERENCE_CELLS), study=read_optional_json(root / STUDY),
+                         controls=read_optional_json(root / CONTROLS), seed_plan=read_optional_json(root / SEED_PLAN))

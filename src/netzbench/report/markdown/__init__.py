@@ -23,7 +23,9 @@ of one build and the parameters of the run:
 8. candidate, 9. missing cells, 10. compute cost, 13. files (:mod:`.bookkeeping`);
 11. comparison with the paper's Table 3 and the reference implementation run
     here, with the measured cause of every miss, 12. paper vs strict: what
-    each protocol switch does (:mod:`.paper_comparison`).
+    each protocol switch does (:mod:`.paper_comparison`);
+14. the three questions, where the run answers them: structure controls, tuning budgets, seed rounds
+    (:mod:`.questions`; after the files, so the numbers of earlier reports stay).
 
 Every number comes from the facts, computed once under the report's current
 options, so the text always matches the tables and figures written next to it.
@@ -38,6 +40,7 @@ from .evidence import equivalence, power_floor
 from .paper_comparison import paper_comparison, protocol_study
 from .per_task import paired_tests, results_per_task, significant_differences
 from .protocol import header, protocol
+from .questions import questions
 from .robustness import robustness
 
 __all__ = ["render_markdown"]
@@ -48,5 +51,5 @@ def render_markdown(facts: ReportFacts, params: dict) -> str:
     sections = [header(facts), robustness(facts), protocol(facts, params), results_per_task(facts),
                 significant_differences(facts), paired_tests(facts), across_tasks(facts), power_floor(facts),
                 equivalence(facts), candidate(facts), missing_cells(facts), compute_cost(facts),
-                paper_comparison(facts), protocol_study(facts), files()]
+                paper_comparison(facts), protocol_study(facts), files(), questions(facts)]
     return "\n".join(line for section in sections for line in section)
