@@ -40,6 +40,9 @@ CONTROLS = {"seeds": [0, 1, 2], "rows": [
     {"task": "cora", "model": "GCN", "control": "rewired", "original_mean": 0.81, "control_mean": 0.80,
      "verdict": "no detectable effect", "mean_diff": 0.01, "lo": -0.02, "hi": 0.04, "p_value": 0.4, "mde": 0.031,
      "n_seeds": 3},
+    {"task": "cora", "model": "GraphSAGE", "control": "no_edges", "original_mean": 0.9, "control_mean": 0.4,
+     "verdict": "no detectable effect", "mean_diff": 0.5, "lo": 0.5, "hi": 0.5, "p_value": 0.25, "mde": None,
+     "n_seeds": 3},
     {"task": "elsewhere", "model": "GCN", "control": "rewired", "original_mean": 0.5, "control_mean": 0.5,
      "verdict": "no detectable effect", "mean_diff": 0.0, "lo": -0.1, "hi": 0.1, "p_value": 1.0, "mde": 0.2,
      "n_seeds": 3}]}
@@ -67,7 +70,8 @@ def test_each_question_is_answered_where_the_run_has_what_answers_it():
     assert "GCN and GraphSAGE change places at a budget of 2 trial(s)" in md
     assert "6 seed runs instead of 10 (40 % saved)" in md and "| `cora` | GCN | GraphSAGE | different | 3 |" in md
     q = report_metrics(facts)["questions"]
-    assert set(q) == {"controls", "seeds", "tuning"} and len(q["controls"]["rows"]) == 2
+    assert "(the same difference on each of the 3 seeds: too few seeds for even that)" in md
+    assert set(q) == {"controls", "seeds", "tuning"} and len(q["controls"]["rows"]) == 3
     curves = q["tuning"]["cora"]["curves"]
     assert abs(curves["GCN"]["mean"][0] - 0.8) < 1e-12 and curves["GraphSAGE"]["mean"][0] < 0.8 < curves["GraphSAGE"]["mean"][1]
     assert q["tuning"]["cora"]["crossing"] == [{"model_a": "GCN", "model_b": "GraphSAGE", "at": [2]}]

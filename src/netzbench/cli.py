@@ -263,16 +263,19 @@ def controls(tasks, only, kinds, params_path, data_root) -> None:
 @main.command()
 @click.option("--dir", "target", default=".netzbench/quick", show_default=True,
               help="Throwaway workspace for the profile (created; reused next time).")
-def quick(target: str) -> None:
+@click.option("--questions", is_flag=True, help="Also answer the three questions: structure controls, tuning "
+                                                 "budgets (a search of two learning rates), seed rounds.")
+def quick(target: str, questions: bool) -> None:
     """Run the quick profile: the whole pipeline on 4 offline tasks x 5 models x 3 seeds, in minutes.
 
     Copies the repository's code to --dir with the profile's params.yaml and runs `dvc repro` there;
-    the repository's own params and published results are not touched.
+    the repository's own params and published results are not touched. --questions: with a search of
+    two learning rates, then structure controls and seed rounds (REPORT.md section 14).
     """
     from .quick import run_quick
 
     try:
-        run_quick(target)
+        run_quick(target, questions=questions)
     except RuntimeError as exc:
         raise UserError(str(exc)) from None
 

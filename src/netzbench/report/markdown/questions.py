@@ -5,6 +5,8 @@ enough seeds (the seed rounds). Nothing when the run has none of them. The text 
 
 from __future__ import annotations
 
+import math
+
 from ..facts import ReportFacts
 from ..formatting import number, p_value
 from .templating import render
@@ -13,6 +15,14 @@ from .text import table
 
 def _signed(v: float) -> str:
     return f"{v:+.4f}".replace("-", "−")
+
+
+def _undetected(r: dict) -> str:
+    """Why an effect was not detected: the smallest these seeds could detect, or a constant difference."""
+    mde = r.get("mde")
+    if mde is None or not math.isfinite(mde):  # zero spread: every seed the same difference (the sign test)
+        return f" (the same difference on each of the {r['n_seeds']} seeds: too few seeds for even that)"
+    return f" (smallest detectable: {number(mde, 3)})"
 
 
 def _p(v) -> str:
@@ -28,8 +38,7 @@ def questions(facts: ReportFacts) -> list[str]:
     if "controls" in q:
         rows = [[f"`{r['task']}`", r["model"], r["control"].replace("_", " "), number(r["original_mean"], 4),
                  number(r["control_mean"], 4), f"{_signed(r['mean_diff'])} [{_signed(r['lo'])}, {_signed(r['hi'])}]",
-                 r["verdict"] + (f" (smallest detectable: {number(r['mde'], 3)})"
-                                 if r["verdict"] == "no detectable effect" else "")]
+                 r["verdict"] + _undetected(r) if r["verdict"] == "no detectable effect" else r["verdict"]]
                 for r in q["controls"]["rows"]]
         controls = table(["task", "model", "control", "with the graph", "on the control",
                           "graph − control [95% CI]", "verdict"], rows, "lllrrrl")
