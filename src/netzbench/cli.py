@@ -151,15 +151,13 @@ def sweep(params_path: str, data_root: str, dry_run: bool) -> None:
     """
     from .catalog.data import fetch_task
     from .run.execute import run_plans
-    from .run.plan import plan_cell
+    from .run.plan import pipeline_cells, plan_cell
 
     params = checked_params(params_path)
     check_device(params)  # every name in params was checked by checked_params
-    cells = [(t, m, "roster", None) for t in params["tasks"] for m in params["models"]]
-    model, model_args = params["model"], params["model_args"] or {}
-    if model is not None and not (model in params["models"] and not model_args):
-        check_model_name(model, model_args)
-        cells += [(t, model, "candidate", model_args) for t in params["tasks"]]
+    cells = pipeline_cells(params)
+    if any(role == "candidate" for _, _, role, _ in cells):
+        check_model_name(params["model"], params["model_args"] or {})
     for task in params["tasks"]:
         if not (Path(data_root) / task / "meta.json").is_file():
             fetch_task(task, params, data_root)

@@ -23,7 +23,7 @@ from .catalog.data import fetch_task
 from .params import merge
 from .records import write_json_atomic
 from .report import BenchmarkReport
-from .report.runs import report_from_records
+from .report.runs import task_finals
 from .run.execute import run_plans
 from .run.plan import plan_cell
 from .stats import decide, pocock_level
@@ -32,12 +32,6 @@ log = logging.getLogger(__name__)
 
 SEED_PLAN = Path("reports/seed_plan.json")
 SCHEMA = "netzbench.seed_plan/1"
-
-
-def _values(records: dict, task: str, seeds: list[int]) -> tuple[dict, str]:
-    """Each model's headline per seed (the report's reading of the records) and the metric's direction."""
-    report = report_from_records(BenchmarkReport, {task: records}, seeds)
-    return report.final_metrics().get(task, {}), report.task_info[task].direction
 
 
 def run_seed_plan(params: dict, *, target_effect: float, looks: list[int], alpha: float | None = None,
@@ -68,7 +62,8 @@ def run_seed_plan(params: dict, *, target_effect: float, looks: list[int], alpha
             plans = {m: plan_cell(task, m, round_params, data_root=data_root, quiet=True) for m in need}
             run_plans([p for p in plans.values() if p.jobs], round_params, progress=progress,
                       desc=f"{task} round {k + 1} ({n} seeds)")
-            values, direction = _values({m: p.finish().to_dict() for m, p in plans.items()}, task, seeds)
+            values, info = task_finals(BenchmarkReport, {m: p.finish().to_dict() for m, p in plans.items()}, task, seeds)
+            direction = info.direction
             for m in need:
                 cells[task][m] = n
             still = []

@@ -23,7 +23,7 @@ from .catalog.data import fetch_task
 from .graphs.layout import read_meta
 from .records import write_json_atomic
 from .report import BenchmarkReport
-from .report.runs import report_from_records
+from .report.runs import task_finals
 from .run.execute import run_plans
 from .run.plan import plan_cell
 from .stats import paired_power, paired_test, t_interval
@@ -53,11 +53,6 @@ def verdict(diff, alpha: float, ci: float = 0.95) -> dict:
             "p_value": p, "mde": float(mde), "n_seeds": int(test.n)}
 
 
-def _values(records: dict, task: str, seeds: list[int]) -> tuple[dict, str]:
-    report = report_from_records(BenchmarkReport, {task: records}, seeds)
-    return report.final_metrics().get(task, {}), report.task_info[task].direction
-
-
 def run_controls(params: dict, tasks: list[str], models: list[str] | None = None,
                  controls: tuple[str, ...] = CONTROLS, *, data_root: str | Path = "data",
                  out: str | Path | None = CONTROLS_FILE, progress: bool = True) -> dict:
@@ -78,10 +73,10 @@ def run_controls(params: dict, tasks: list[str], models: list[str] | None = None
         plans = {(c, m): plan_cell(task, m, params, task_dir=d, quiet=True) for c, d in dirs.items() for m in models}
         live = {k: p for k, p in plans.items() if p.outcome is None}
         run_plans([p for p in live.values() if p.jobs], params, progress=progress, desc=f"{task} controls")
-        by_control = {c: _values({m: live[c, m].finish().to_dict() for m in models if (c, m) in live}, task, seeds)
-                      for c in dirs}
-        original, direction = by_control["original"]
-        sign = 1.0 if direction == "higher" else -1.0
+        by_control = {c: task_finals(BenchmarkReport, {m: live[c, m].finish().to_dict() for m in models
+                                                       if (c, m) in live}, task, seeds) for c in dirs}
+        original, info = by_control["original"]
+        sign = 1.0 if info.direction == "higher" else -1.0
         for m in models:
             if m not in original:
                 continue

@@ -42,7 +42,7 @@ from .records import StagedFiles, write_json_atomic
 from .report import BenchmarkReport
 from .report.options import options_from_params
 from .report.reproduction import STUDY_SCHEMA
-from .report.runs import report_from_records
+from .report.runs import report_from_records, task_finals
 from .report.stage import write_outputs
 from .run.execute import run_plans
 from .run.plan import batch_size, plan_cell
@@ -283,10 +283,9 @@ def _stop_on_terminate():
 
 def _variant_values(records: dict, task_id: str, name: str, seeds: list[int]) -> dict:
     """A variant's part of the study: its headline and each model's final value per seed."""
-    report = report_from_records(BenchmarkReport, {task_id: records}, seeds)
-    info = report.task_info[task_id]
+    finals, info = task_finals(BenchmarkReport, records, task_id, seeds)
     return {"metric": info.metric, "direction": info.direction,
-            "values": {m: [float(v) for v in vals] for m, vals in report.final_metrics().get(task_id, {}).items()}}
+            "values": {m: [float(v) for v in vals] for m, vals in finals.items()}}
 
 
 def _store(entry: dict, name: str, values: dict) -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..graphs.layout import SEEDS, read_meta, save_arrays, seed_file, task_arrays, write_meta
+from .standin import both_ways, random_pairs
 
 CONTROLS = ("no_edges", "rewired", "random_graph")
 FAMILIES = ("node_cls", "graph_cls", "graph_reg")
@@ -39,8 +40,8 @@ def _pairs(edge_index: np.ndarray) -> np.ndarray:
     ei = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
     lo, hi = np.minimum(ei[0], ei[1]), np.maximum(ei[0], ei[1])
     keep = lo != hi
-    key = np.unique(lo[keep] * (int(ei.max(initial=0)) + 1) + hi[keep])
     n = int(ei.max(initial=0)) + 1
+    key = np.unique(lo[keep] * n + hi[keep])
     return np.stack([key // n, key % n])
 
 
@@ -69,23 +70,14 @@ def rewire(pairs: np.ndarray, rng: np.random.Generator, swaps_per_edge: int = SW
     return np.stack([a, b])
 
 
-def random_pairs(n: int, m: int, rng: np.random.Generator) -> np.ndarray:
-    """``m`` distinct uniformly drawn pairs of ``n`` nodes (all of them when fewer exist), ``[2, m]``."""
-    from .standin import _pairs as draw
-
-    return draw(rng, n, m)
-
 
 def _controlled(pairs: np.ndarray, n: int, control: str, rng: np.random.Generator) -> np.ndarray:
     if control == "no_edges":
         return np.zeros((2, 0), dtype=np.int64)
     if control == "rewired":
         return rewire(pairs, rng)
-    return random_pairs(n, pairs.shape[1], rng)
+    return random_pairs(rng, n, pairs.shape[1])
 
-
-def _both_ways(pairs: np.ndarray) -> np.ndarray:
-    return np.concatenate([pairs, pairs[::-1]], axis=1).astype(np.int64)
 
 
 def control_arrays(arrays: dict, family: str, control: str, seed: int) -> dict:
@@ -99,7 +91,7 @@ def control_arrays(arrays: dict, family: str, control: str, seed: int) -> dict:
     out = dict(arrays)
     if family == "node_cls":
         n = int(np.asarray(arrays["num_nodes"]))
-        out["edge_index"] = _both_ways(_controlled(_pairs(arrays["edge_index"]), n, control, rng))
+        out["edge_index"] = both_ways(_controlled(_pairs(arrays["edge_index"]), n, control, rng))
         return out
     node_ptr, edge_ptr, ei = arrays["node_ptr"], arrays["edge_ptr"], arrays["edge_index"]
     parts = []
@@ -107,7 +99,7 @@ def control_arrays(arrays: dict, family: str, control: str, seed: int) -> dict:
         local = ei[:, edge_ptr[g]:edge_ptr[g + 1]]
         n_g = int(node_ptr[g + 1] - node_ptr[g])
         pairs = _pairs(local) if local.size else np.zeros((2, 0), dtype=np.int64)
-        parts.append(_both_ways(_controlled(pairs, n_g, control, rng)) if n_g > 1 else np.zeros((2, 0), np.int64))
+        parts.append(both_ways(_controlled(pairs, n_g, control, rng)) if n_g > 1 else np.zeros((2, 0), np.int64))
     out["edge_index"] = np.concatenate(parts, axis=1) if parts else np.zeros((2, 0), dtype=np.int64)
     out["edge_ptr"] = np.concatenate([[0], np.cumsum([p.shape[1] for p in parts])]).astype(np.int64)
     return out

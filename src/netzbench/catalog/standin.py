@@ -46,7 +46,7 @@ def scaled(size: dict, factor: float) -> dict:
     return out
 
 
-def _pairs(rng: np.random.Generator, n: int, e: int) -> np.ndarray:
+def random_pairs(rng: np.random.Generator, n: int, e: int) -> np.ndarray:
     """``e`` distinct unordered pairs ``i < j`` of ``n`` nodes, ``[2, e]`` (all of them when fewer exist)."""
     e = min(e, n * (n - 1) // 2)
     found = np.zeros(0, dtype=np.int64)
@@ -61,8 +61,9 @@ def _pairs(rng: np.random.Generator, n: int, e: int) -> np.ndarray:
     return np.stack([found // n, found % n])
 
 
-def _both_ways(pairs: np.ndarray) -> np.ndarray:
-    return np.concatenate([pairs, pairs[::-1]], axis=1)
+def both_ways(pairs: np.ndarray) -> np.ndarray:
+    """``[2, E]`` pairs as both directions, ``[2, 2E]`` int64 (the node-level and collection layouts)."""
+    return np.concatenate([pairs, pairs[::-1]], axis=1).astype(np.int64)
 
 
 def _features(rng: np.random.Generator, n: int, f: int) -> np.ndarray:
@@ -76,12 +77,12 @@ def standin_arrays(family: str, size: dict, seed: int = 0) -> tuple[dict, str]:
     if family == "node_cls":
         classes = max(2, int(size.get("num_classes", 2)))
         y = np.arange(n, dtype=np.int64) % classes  # every class well populated: stratification holds
-        arrays = {"x": _features(rng, n, int(size.get("num_features", 1))), "edge_index": _both_ways(_pairs(rng, n, e)),
+        arrays = {"x": _features(rng, n, int(size.get("num_features", 1))), "edge_index": both_ways(random_pairs(rng, n, e)),
                   "num_nodes": np.asarray(n, dtype=np.int64), "y": rng.permutation(y)}
         return arrays, SPLITS[family]
     if family == "link_pred" and size.get("num_relations"):
         triples = sum(int(size.get(f"num_{p}_triples", 0)) for p in ("train", "valid", "test")) or e
-        pairs = _pairs(rng, n, triples)
+        pairs = random_pairs(rng, n, triples)
         types = rng.integers(0, int(size["num_relations"]), pairs.shape[1], dtype=np.int64)
         order = rng.permutation(pairs.shape[1])
         cut = (int(len(order) * 0.9), int(len(order) * 0.95))
@@ -92,7 +93,7 @@ def standin_arrays(family: str, size: dict, seed: int = 0) -> tuple[dict, str]:
             arrays[f"{name}_edge_index"], arrays[f"{name}_edge_type"] = pairs[:, idx], types[idx]
         return arrays, "relational_canonical"
     if family == "link_pred":
-        arrays = {"edge_index": _pairs(rng, n, e), "num_nodes": np.asarray(n, dtype=np.int64)}
+        arrays = {"edge_index": random_pairs(rng, n, e), "num_nodes": np.asarray(n, dtype=np.int64)}
         if size.get("num_features"):
             arrays["x"] = _features(rng, n, int(size["num_features"]))
         return arrays, SPLITS[family]
@@ -109,7 +110,7 @@ def _collection(rng: np.random.Generator, family: str, size: dict) -> dict:
     xs, eis = [], []
     for n_g, e_g in zip(nodes, pairs):
         xs.append(_features(rng, int(n_g), int(size.get("num_features", 1))))
-        eis.append(_both_ways(_pairs(rng, int(n_g), int(e_g))))
+        eis.append(both_ways(random_pairs(rng, int(n_g), int(e_g))))
     node_ptr = np.concatenate([[0], np.cumsum(nodes)]).astype(np.int64)
     edge_ptr = np.concatenate([[0], np.cumsum([e.shape[1] for e in eis])]).astype(np.int64)
     if family == "graph_cls":
@@ -157,4 +158,4 @@ def describe(size: dict) -> str:
     return ", ".join(parts) if parts else "no size"
 
 
-__all__ = ["SPLITS", "describe", "edges_of", "scale_for", "scaled", "standin_arrays", "write_standin"]
+__all__ = ["SPLITS", "both_ways", "describe", "edges_of", "random_pairs", "scale_for", "scaled", "standin_arrays", "write_standin"]

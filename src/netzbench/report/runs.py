@@ -127,3 +127,11 @@ def load_from_runs(cls, runs_dir="metrics/runs", *, tasks=None, models=None, par
     return report_from_records(cls, records, seeds, config=config,
                                missing_reason=lambda t, m: f"no run record at {Path(runs_dir) / t / (m + '.json')}",
                                **options)
+
+
+def task_finals(cls, records: dict[str, dict | None], task: str, seeds: list[int]):
+    """``(finals, info)`` of one task's records: each model's headline per seed as a report reads it
+    (:meth:`BenchmarkReport.final_metrics`, ``cls`` the report class) and the task's info (metric,
+    direction): what the protocol study, the seed rounds and the structure controls decide on."""
+    report = report_from_records(cls, {task: records}, seeds)
+    return report.final_metrics().get(task, {}), report.task_info[task]

@@ -38,7 +38,7 @@ from ..catalog.table import get_dataset, get_task
 from ..graphs.layout import read_meta
 from ..paths import CACHE_ENV
 from .execute import workers
-from .plan import plan_cell
+from .plan import pipeline_cells, plan_cell
 from .probe import probe_jobs, with_epochs
 
 log = logging.getLogger(__name__)
@@ -91,14 +91,6 @@ def extrapolate(points: list[tuple[float, float]], at: float) -> float:
         return max(v1, v2)
     slope = max(0.0, (v2 - v1) / (e2 - e1))
     return max(v1, v2 + slope * (at - e2))
-
-
-def _cells(params: dict, tasks: list[str]) -> list[tuple[str, str, str, dict | None]]:
-    cells = [(t, m, "roster", None) for t in tasks for m in params["models"]]
-    model, model_args = params.get("model"), params.get("model_args") or {}
-    if model is not None and not (model in params["models"] and not model_args):
-        cells += [(t, model, "candidate", model_args) for t in tasks]
-    return cells
 
 
 def _fetched(data_root: Path, task: str) -> dict | None:
@@ -203,7 +195,7 @@ def estimate_plan(params: dict, tasks: list[str] | None = None, *, data_root: st
     try:
         for task in tasks:
             dirs, basis, full_edges = _task_dirs(task, params, data_root, scratch, max_probe_edges)
-            for t, model, role, args in [c for c in _cells(params, tasks) if c[0] == task]:
+            for t, model, role, args in [c for c in pipeline_cells(params, tasks) if c[0] == task]:
                 cell = CellEstimate(task=t, model=model, role=role, status="train", basis=basis)
                 out.append(cell)
                 if dirs is None:

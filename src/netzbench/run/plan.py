@@ -141,6 +141,17 @@ def _families(model: str, model_args: dict, model_spec) -> tuple[frozenset, str 
     return spec.task_types, spec.baseline
 
 
+def pipeline_cells(params: dict, tasks: list[str] | None = None) -> list[tuple[str, str, str, dict | None]]:
+    """``(task, model, role, model_args)`` of every cell ``dvc repro`` trains for ``tasks`` (default params'):
+    each task x roster model, and the candidate on every task unless it is a plain roster model."""
+    tasks = list(tasks or params["tasks"])
+    cells = [(t, m, "roster", None) for t in tasks for m in params["models"]]
+    model, model_args = params.get("model"), params.get("model_args") or {}
+    if model is not None and not (model in params["models"] and not model_args):
+        cells += [(t, model, "candidate", model_args) for t in tasks]
+    return cells
+
+
 def batch_size(family: str) -> int | None:
     """Graphs per optimiser step of ``family`` (None: full batch), as training/graph_level.py trains them."""
     if family not in ("graph_cls", "graph_reg"):
