@@ -153,3 +153,33 @@ def test_a_run_outside_the_papers_setting_is_not_compared_and_shows_only_its_tas
     assert "Not compared" in section and "3 seeds, the paper's 10" in section
     assert "epochs set in params for `mutag`" in section and "not explained by a measurement" not in md
     assert "`cora`" not in md.split("## 12.")[1] and "karate" not in md  # the study's tasks are not this run's
+
+
+def test_baseline_follows_the_headline_metric():
+    """A link task scored by MRR shows the constant scorer's MRR (about 0.09 against 50 candidates), not
+    its ROC-AUC of 0.5; a metric no constant series measures gets none."""
+    seeds = {str(s): {"baseline": {"test_constant_auc": 0.5, "test_constant_mrr": 0.0882}} for s in range(2)}
+    cells = {"fb": {"GCN": {"seeds": seeds}}, "other": {"GCN": {"seeds": seeds}}}
+    out = baselines(cells, {"fb": "test_mrr", "other": "test_hits10"})
+    assert out["fb"] == {"name": "test_constant_mrr", "value": 0.0882}
+    assert "other" not in out
+    assert baselines(cells, {"fb": "test_auc"})["fb"]["value"] == 0.5
+
+
+def test_cells_worse_than_the_constant_predictor():
+    """A cell is listed when its whole interval lies on the wrong side of the constant score: above it for
+    an MRR only when ``lo`` is, below it for an MAE only when ``hi`` is."""
+    from types import SimpleNamespace as NS
+
+    from netzbench.report.markdown.per_task import below_constant
+    cell = lambda mean, lo, hi: {"mean": mean, "lo": lo, "hi": hi, "n_seeds": 10}
+    facts = NS(report=NS(tasks=["as", "tsp", "reg"],
+                         task_info={"as": NS(direction="higher"), "tsp": NS(direction="higher"),
+                                    "reg": NS(direction="lower")}),
+               baselines={"as": {"value": 0.089}, "tsp": {"value": 0.089}, "reg": {"value": 3.0}},
+               nested={"as": {"GCN": cell(0.030, 0.029, 0.031), "GAT": cell(0.088, 0.080, 0.096)},
+                       "tsp": {"GCN": cell(0.087, 0.075, 0.099)},
+                       "reg": {"GCN": cell(3.5, 3.2, 3.8), "GAT": cell(3.1, 2.9, 3.3)}})
+    out = below_constant(facts, ["GCN", "GAT"])
+    assert [(r["task"], r["model"]) for r in out] == [("as", "GCN"), ("reg", "GCN")]
+    assert out[0]["constant"] == 0.089

@@ -376,8 +376,8 @@ class BenchmarkReport:
         return availability.unavailable_tasks(self.cells, self.histories, self.tasks_without_results())
 
     def baselines(self) -> dict[str, dict]:
-        """Per task, what a constant predictor scores on the test sets (:func:`.degenerate.baselines`)."""
-        return degenerate.baselines(self.cells)
+        """Per task, a constant predictor's test score in the headline metric (:func:`.degenerate.baselines`)."""
+        return degenerate.baselines(self.cells, {t: info.metric for t, info in self.task_info.items()})
 
     def collapsed(self) -> list[dict]:
         """Cells whose test predictions were constant in most seeds (:func:`.degenerate.collapsed`)."""

@@ -2,8 +2,9 @@
 
 Each run record's seeds carry ``baseline`` -- what a constant predictor
 scores on that seed's test set: the majority class's share
-(``test_majority_acc``), 0.5 ROC-AUC (``test_constant_auc``) or the MAE of
-the training mean (``test_constant_mae``) --, a ``test_constant`` series (1
+(``test_majority_acc``), 0.5 ROC-AUC (``test_constant_auc``), the MRR of
+tied ranks (``test_constant_mrr``) or the MAE of the training mean
+(``test_constant_mae``); the report shows the one of the headline's metric --, a ``test_constant`` series (1
 at an epoch where every test prediction was the same), a ``test_distinct``
 series (how many distinct test predictions there were: classes predicted,
 predicted values or link scores) and ``leakage`` (the training channels a
@@ -45,9 +46,19 @@ CLASSIFICATION = ("node_cls", "graph_cls")
 FLAGS = ("collapsed", "degenerate", "leakage")
 
 
-def baselines(cells: Mapping) -> dict[str, dict]:
+def baseline_name(metric: str, names) -> str | None:
+    """The constant predictor's series that scores ``metric`` (``test_mrr`` -> ``test_constant_mrr``,
+    ``test_acc`` -> ``test_majority_acc``); ``None`` where no recorded series measures that metric (a
+    ROC-AUC is no reference for an MRR)."""
+    suffix = metric.rsplit("_", 1)[-1]
+    return next((n for n in sorted(names) if n.rsplit("_", 1)[-1] == suffix), None)
+
+
+def baselines(cells: Mapping, metrics: Mapping[str, str] | None = None) -> dict[str, dict]:
     """Per task: ``{name, value}``, the constant predictor's test score averaged over the seeds
-    (every model of a task shares its splits, so any cell that recorded it serves)."""
+    (every model of a task shares its splits, so any cell that recorded it serves). ``metrics`` (task ->
+    headline metric) picks the series of the headline's metric, and a task without one is left out;
+    without ``metrics``, a task's first series by name."""
     out = {}
     for task, by_model in cells.items():
         per_seed: dict[str, dict] = {}
@@ -56,9 +67,11 @@ def baselines(cells: Mapping) -> dict[str, dict]:
                 if fact.get("baseline"):
                     per_seed.setdefault(seed, fact["baseline"])
         names = sorted({k for b in per_seed.values() for k in b})
-        if names:
-            values = [b[names[0]] for b in per_seed.values() if b.get(names[0]) is not None]
-            out[task] = {"name": names[0], "value": float(np.mean(values)) if values else math.nan}
+        name = names[0] if names and metrics is None else (
+            baseline_name(metrics[task], names) if metrics and task in metrics else None)
+        if name:
+            values = [b[name] for b in per_seed.values() if b.get(name) is not None]
+            out[task] = {"name": name, "value": float(np.mean(values)) if values else math.nan}
     return out
 
 

@@ -20,7 +20,7 @@ from .text import arrow, cell_text, interval_name, label, overlaps, table, winne
 
 
 BASELINE_NAMES = {"test_majority_acc": "majority class", "test_constant_auc": "constant score",
-                  "test_constant_mae": "training mean"}
+                  "test_constant_mae": "training mean", "test_constant_mrr": "constant score"}
 
 
 def cell_texts(facts: ReportFacts, task: str, models: list[str]) -> list[str]:
@@ -38,6 +38,24 @@ def cell_texts(facts: ReportFacts, task: str, models: list[str]) -> list[str]:
         elif r is not None and r["n_seeds"] > 0 and any(overlaps(r, cells[w]) for w in win):
             text += " †"
         out.append(text + (marks(facts, task, m) if r is not None and r["n_seeds"] > 0 else ""))
+    return out
+
+
+def below_constant(facts: ReportFacts, models: list[str]) -> list[dict]:
+    """The cells whose whole interval lies on the wrong side of the constant predictor's score: the model
+    orders the test items worse than one score for all of them would. ``{task, model, mean, constant}``."""
+    report, out = facts.report, []
+    for t in report.tasks:
+        base = facts.baselines.get(t)
+        if not base or not base["value"] == base["value"]:
+            continue
+        lower = report.task_info[t].direction == "lower"
+        for m in models:
+            r = facts.nested.get(t, {}).get(m)
+            if r is None or r["n_seeds"] == 0 or not (r["lo"] == r["lo"] and r["hi"] == r["hi"]):
+                continue
+            if (r["lo"] > base["value"]) if lower else (r["hi"] < base["value"]):
+                out.append({"task": t, "model": m, "mean": r["mean"], "constant": base["value"]})
     return out
 
 
@@ -63,6 +81,8 @@ def results_per_task(facts: ReportFacts) -> list[str]:
                   clipped=[(r["task"], r["model"]) for cells in facts.nested.values() for r in cells.values()
                            if r.get("clipped")],
                   flags=flag_list(facts), baselines=baseline_section(facts, cell_texts),
+                  below=[(r["task"], label(report, r["model"]), number(r["mean"]), number(r["constant"]))
+                         for r in below_constant(facts, models)],
                   families=[(f, family_name(f)) for f in figure_families(report)])
 
 
