@@ -12,6 +12,14 @@ import tiers
 _TIER = pytest.StashKey[str]()
 
 
+def pytest_configure(config):
+    """A relative ``NETZBENCH_MIRROR`` (the README's ``../shared/datasets``) is read from where pytest
+    started: made absolute once, so tests that change directory find the same mirror."""
+    value = os.environ.get("NETZBENCH_MIRROR")
+    if value and not os.path.isabs(value):
+        os.environ["NETZBENCH_MIRROR"] = os.path.abspath(value)
+
+
 def pytest_collection_modifyitems(config, items):
     """Mark every test with its tier (tests/tiers.py): ``-m unit`` is the fast loop."""
     for item in items:
@@ -50,6 +58,32 @@ def _draft_figures():
     style.DPI = 40
     yield
     style.DPI = _PUBLISHED_DPI.pop()
+
+
+#: what the report stage writes for a figure in tests that do not read its pixels, per format
+_PLACEHOLDERS: dict[str, bytes] = {}
+
+
+@pytest.fixture(autouse=True)
+def _figure_placeholders(request, monkeypatch):
+    """The report stage still draws every figure (an error in one fails the test) but writes a 1-inch
+    stand-in instead of rasterising it: saving is most of a stage's time in tests. Tests that read the
+    files the stage wrote are marked ``stage_figures``."""
+    if request.node.get_closest_marker("stage_figures") is not None:
+        return
+    from netzbench.report import stage
+    from netzbench.report.figures import figure_bytes
+
+    def placeholder(fig, fmt):
+        if fmt not in _PLACEHOLDERS:
+            import matplotlib.pyplot as plt
+
+            small = plt.figure(figsize=(1, 1))
+            _PLACEHOLDERS[fmt] = figure_bytes(small, fmt)
+            plt.close(small)
+        return _PLACEHOLDERS[fmt]
+
+    monkeypatch.setattr(stage, "figure_bytes", placeholder)
 
 
 @pytest.fixture(autouse=True)

@@ -148,6 +148,7 @@ def test_a_full_disk_at_any_write_leaves_the_published_report_as_it_was(publishe
         assert json.loads((repo / "metrics/report.json").read_text())["options"]["ci"] == 0.9
 
 
+@pytest.mark.stage_figures  # reads the figure files the stage wrote
 def test_a_full_disk_inside_savefig_leaves_a_half_written_figure_nowhere(repo, monkeypatch):
     from matplotlib.figure import Figure
 

@@ -34,7 +34,9 @@ TASKS = [("random_tsp", "link_pred", "combinatorial"), ("synthetic_triangles", "
          ("citeseer", "node_cls", "social")]
 UNAVAILABLE = {"mnist_superpixels"}
 MAX_PX = 3000
-pytestmark = pytest.mark.published_dpi  # these measure the PNGs the report writes
+#: the report's resolution; the PNGs here are drawn at a fifth of it and measured times 5 (the layout is in
+#: inches, so the same figure comes out the same within 5 px)
+REPORT_DPI, DRAFT_DPI = 200, 40
 
 
 def _serves(model: str, family: str) -> bool:
@@ -93,15 +95,28 @@ def test_the_families_are_the_task_types():
     assert set(FAMILIES) == TASK_TYPES
 
 
+def _report_px(fig, path: Path) -> tuple[int, int]:
+    """The PNG size of ``fig`` at the report's dpi, measured on a draft at a fifth of it."""
+    (png,) = save_figure(fig, path, formats=("png",), dpi=DRAFT_DPI)
+    return tuple(REPORT_DPI // DRAFT_DPI * v for v in _png_size(png))
+
+
+@pytest.mark.published_dpi
+def test_drafts_measure_the_report_png_within_5_px(report, tmp_path):
+    from netzbench.report.figures import style
+
+    assert style.DPI == REPORT_DPI  # the stage's resolution is the one the drafts scale to
+    fig = report.plot_forest(family="node_cls")
+    (png,) = save_figure(fig, tmp_path / "full", formats=("png",))
+    assert all(abs(a - b) <= 5 for a, b in zip(_png_size(png), _report_px(fig, tmp_path / "draft")))
+
+
 def test_every_figure_fits_3000_px_at_the_report_dpi(report, tmp_path):
     assert figure_families(report) == ["node_cls", "graph_cls", "graph_reg", "link_pred"]
-    sizes = {}
-    for kind, family, fig in _figures(report, ("dashboard", "forest", "pairwise")):
-        (path,) = save_figure(fig, tmp_path / f"{kind}_{family}", formats=("png",))  # the stage's 200 dpi
-        sizes[path.name] = _png_size(path)
+    sizes = {f"{kind}_{family}": _report_px(fig, tmp_path / f"{kind}_{family}")
+             for kind, family, fig in _figures(report, ("dashboard", "forest", "pairwise"))}
     assert len(sizes) == 12 and all(w <= MAX_PX and h <= MAX_PX for w, h in sizes.values()), sizes
-    whole = save_figure(report.plot_dashboard(), tmp_path / "all", formats=("png",))[0]  # the API's: every task
-    assert _png_size(whole)[0] <= MAX_PX
+    assert _report_px(report.plot_dashboard(), tmp_path / "all")[0] <= MAX_PX  # the API's: every task
 
 
 def test_the_largest_family_of_the_catalogue_stays_readable(tmp_path):
@@ -113,9 +128,7 @@ def test_the_largest_family_of_the_catalogue_stays_readable(tmp_path):
     assert len(tasks) >= 35
     for kind, fig in (("dashboard", big.plot_dashboard(family="link_pred")),
                       ("forest", big.plot_forest(family="link_pred"))):
-        # at a fifth of the report's 200 dpi, times 5 (the layout is in inches: the same figure, within 5 px)
-        (path,) = save_figure(fig, tmp_path / kind, formats=("png",), dpi=40)
-        width, height = (5 * v for v in _png_size(path))
+        width, height = _report_px(fig, tmp_path / kind)
         assert width <= MAX_PX and height <= 4000, (kind, width, height)
         assert len(fig.axes) == len(tasks)  # still a panel per task
 

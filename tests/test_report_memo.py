@@ -3,6 +3,7 @@
 import contextlib
 
 import numpy as np
+import pytest
 
 from netzbench.report import BenchmarkReport
 from netzbench.report import within_task
@@ -42,6 +43,7 @@ def test_histories_changed_outside_the_block_are_seen():
     assert rep.summary() != before
 
 
+@pytest.mark.stage_figures  # the figures too
 def test_the_stage_writes_the_same_files_with_and_without_sharing(tmp_path, monkeypatch):
     import netzbench.report.stage as stage
     from helpers import make_params

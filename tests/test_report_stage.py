@@ -244,6 +244,7 @@ def test_compact_metrics_hold_the_numbers_compared_across_experiments():
     assert "candidate" not in compact_metrics(full)
 
 
+@pytest.mark.stage_figures  # compares the rasterised files
 def test_figures_rendered_in_forked_workers_are_the_same_bytes(workdir, tmp_path, monkeypatch):
     """The stage draws its figures in forked processes where there are cores: the same files as drawn here."""
     import multiprocessing

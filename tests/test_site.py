@@ -182,6 +182,7 @@ def test_a_task_page_holds_curves_tests_equivalence_and_the_dataset(built):
     assert "No results" in _page(root, "tasks/board_directors.html").find("p", cls="status").text
 
 
+@pytest.mark.stage_figures  # reads the figure files the stage wrote
 def test_the_other_outputs_do_not_depend_on_the_site(built, tmp_path):
     """Leaving the site out (the strict report does) changes no other output by a byte."""
     root, params, _ = built
