@@ -4,6 +4,7 @@ trials and the seed rounds answer, shown only where the run has them."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from netzbench.report import BenchmarkReport
 from netzbench.report.facts import collect_facts
@@ -75,3 +76,22 @@ def test_each_question_is_answered_where_the_run_has_what_answers_it():
     curves = q["tuning"]["cora"]["curves"]
     assert abs(curves["GCN"]["mean"][0] - 0.8) < 1e-12 and curves["GraphSAGE"]["mean"][0] < 0.8 < curves["GraphSAGE"]["mean"][1]
     assert q["tuning"]["cora"]["crossing"] == [{"model_a": "GCN", "model_b": "GraphSAGE", "at": [2]}]
+
+
+def test_the_tuning_curves_figure_draws_each_models_curve_and_names_the_crossing():
+    from netzbench.report.figures.curves import tuning_curves_figure
+
+    facts, md = _built(_report(search=True))
+    assert "![tuning-budget curves](../plots/tuning_curves.png)" in md
+    tuning = facts.questions["tuning"]
+    fig = tuning_curves_figure(tuning, MODELS, {"cora": "test_acc"})
+    (ax,) = fig.axes
+    assert ax.get_title() == "cora  (1 crossing pair)" and ax.get_xlabel() == "trials (search budget)"
+    assert ax.get_ylabel() == "expected best validation accuracy"
+    lines = {ln.get_label(): ln for ln in ax.lines}
+    assert set(lines) == set(MODELS)
+    for m in MODELS:  # each line is the model's curve over the budgets 1..4
+        assert list(lines[m].get_xdata()) == [1, 2, 3, 4]
+        assert np.allclose(lines[m].get_ydata(), tuning["cora"]["curves"][m]["mean"])
+    with pytest.raises(ValueError, match="no search trials"):
+        tuning_curves_figure({})

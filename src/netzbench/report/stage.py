@@ -24,7 +24,7 @@ to the working directory (or ``out_dir``):
   ``reports/bayesian.csv`` (Bayesian signed-rank across tasks, correlated
   t-test per task): tables;
 - ``reports/summary.tex``, ``reports/pairwise.tex``: booktabs tables;
-- ``plots/critical_difference.png``/``.svg``, ``plots/learning_curves.png``,
+- ``plots/critical_difference.png``/``.svg``, ``plots/learning_curves.png``, ``plots/tuning_curves.png``,
   ``plots/mean_ranks.csv``/``.png``, and per task family (:mod:`.figure_files`)
   ``plots/dashboard_<family>.png``, ``plots/forest_<family>.png`` and
   ``plots/pairwise_<family>.png`` (a family without tasks: a figure saying so);
@@ -79,6 +79,7 @@ from .benchmark import BenchmarkReport
 from .facts import ReportFacts, collect_facts
 from .figure_files import written_families
 from .figures import figure_bytes, plot_message
+from .figures.curves import tuning_curves_figure
 from .formatting import number, p_value
 from .markdown import render_markdown
 from .memo import computed_once
@@ -314,6 +315,9 @@ def _write_figures(facts: ReportFacts, out: StagedFiles, place: Place) -> None:
                                                                       if aggregation == "custom" else {})),
                        "no mean ranks", ("png",)),
         "learning_curves": (report.plot_learning_curves, "no learning curves", ("png",)),
+        "tuning_curves": (lambda: tuning_curves_figure((facts.questions or {}).get("tuning") or {}, report.models,
+                                                       {t: i.metric for t, i in report.task_info.items()}),
+                          "no tuning-budget curves (a search, search.n > 0, records every trial)", ("png",)),
     }
     for family in written_families(report):  # one file per family: each stays about 3,000 px at most
         figures[f"dashboard_{family}"] = (lambda f=family: report.plot_dashboard(candidate=candidate, family=f),

@@ -1,8 +1,9 @@
-"""Learning curves: mean ± t-CI per evaluated epoch, and the epochs the selection used.
+"""Learning curves: mean ± t-CI per evaluated epoch, and the epochs the selection used; tuning-budget curves.
 
 :func:`plot_learning_curves` draws given curves; :func:`learning_curves_figure`
 takes them from a report (:mod:`netzbench.report.selection`) and marks the
-selected epochs.
+selected epochs; :func:`tuning_curves_figure` draws the expected best validation
+score against the number of search trials (:func:`netzbench.report.questions.tuning_curves`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ def plot_learning_curves(
     ylabel: Mapping[str, str] | None = None,
     color_order: Sequence[str] | None = None,
     ranges: Mapping[str, tuple[float, float]] | None = None,
+    xlabel: str = "epoch",
 ) -> Figure:
     """Learning curves: mean over seeds per epoch with a shaded CI band.
 
@@ -36,7 +38,8 @@ def plot_learning_curves(
     independent y-axes (``ylabel[task]``): compare curves within a panel.
     ``color_order`` fixes the model order of the colours (and of the legend).
     ``ranges[task] = (lower, upper)``: the y axis stays inside the series' range.
-    Models are labelled by :func:`~netzbench.report.formatting.display_names`.
+    Models are labelled by :func:`~netzbench.report.formatting.display_names`; ``xlabel`` names the x axis
+    (the ``"epochs"`` entries are its positions).
     """
     if not curves:
         raise ValueError("curves is empty")
@@ -69,7 +72,7 @@ def plot_learning_curves(
                     ax.fill_between(ep, lo, hi, color=colors[model], alpha=0.2, lw=0,
                                     where=np.isfinite(lo) & np.isfinite(hi))
             ax.set_title(str(task))
-            ax.set_xlabel("epoch")
+            ax.set_xlabel(xlabel)
             ax.set_ylabel(ylabel.get(task, ""))
             ax.grid(color="#EEEEEE", lw=0.6)
             ax.set_axisbelow(True)
@@ -112,4 +115,31 @@ def learning_curves_figure(report, series: str | None = None, tasks: Sequence[st
                 ax.plot([e], [y], marker="v", color=colors[model], markeredgecolor="black",
                         markeredgewidth=0.5, markersize=6, linestyle="none", zorder=5, gid="selected-epoch")
             ax.set_title(f"{task}  (▼ {report.epoch_selection})")
+    return fig
+
+
+def tuning_curves_figure(tuning: Mapping[str, Mapping], models: Sequence[str] | None = None,
+                         metrics: Mapping[str, str] | None = None) -> Figure:
+    """Expected best validation score against the search budget, per task with a search and model.
+
+    ``tuning[task] = {"budgets", "direction", "curves": {model: {"mean", "sd"}}, "crossing"}`` (what
+    :func:`netzbench.report.questions.tuning_curves` returns); the band is ± one standard deviation of the
+    best of ``n`` trials (Dodge et al. 2019). A model whose curve ends on top ranks first at the full
+    budget; curves that cross mean a ranking that depends on the budget (named in the panel's title).
+    """
+    curves = {t: {m: {"epochs": v["budgets"], "mean": c["mean"],
+                      "lo": [a - b for a, b in zip(c["mean"], c["sd"])],
+                      "hi": [a + b for a, b in zip(c["mean"], c["sd"])]}
+                  for m, c in v["curves"].items()} for t, v in tuning.items() if v.get("curves")}
+    if not curves:
+        raise ValueError("no search trials to plot")
+    metrics = metrics or {}
+    ylabel = {t: "expected best " + metric_label(metrics[t]).replace("test ", "validation ") if t in metrics
+              else "expected best validation score" for t in curves}
+    ranges = {t: metric_range(metrics[t]) for t in curves if t in metrics}
+    fig = plot_learning_curves(curves, ylabel=ylabel, color_order=models, ranges=ranges,
+                               xlabel="trials (search budget)")
+    for ax, task in zip(fig.axes, curves):
+        n = len(tuning[task].get("crossing") or [])
+        ax.set_title(f"{task}  ({n} crossing pair{'s' if n != 1 else ''})" if n else str(task))
     return fig
