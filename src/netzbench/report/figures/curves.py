@@ -15,6 +15,7 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
 
 from ..formatting import display_names
 from ..series import metric_label, metric_range
@@ -140,6 +141,10 @@ def tuning_curves_figure(tuning: Mapping[str, Mapping], models: Sequence[str] | 
     fig = plot_learning_curves(curves, ylabel=ylabel, color_order=models, ranges=ranges,
                                xlabel="trials (search budget)")
     for ax, task in zip(fig.axes, curves):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # budgets are whole trials
+        for line in ax.lines:
+            line.set_marker("o")
+            line.set_markersize(3)
         n = len(tuning[task].get("crossing") or [])
         ax.set_title(f"{task}  ({n} crossing pair{'s' if n != 1 else ''})" if n else str(task))
     return fig
