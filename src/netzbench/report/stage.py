@@ -317,7 +317,7 @@ def _write_figures(facts: ReportFacts, out: StagedFiles, place: Place) -> None:
         "learning_curves": (report.plot_learning_curves, "no learning curves", ("png",)),
         "tuning_curves": (lambda: tuning_curves_figure((facts.questions or {}).get("tuning") or {}, report.models,
                                                        {t: i.metric for t, i in report.task_info.items()}),
-                          "no tuning-budget curves (a search, search.n > 0, records every trial)", ("png",)),
+                          "no tuning-budget curves (a search over a non-empty search.space records every trial)", ("png",)),
     }
     for family in written_families(report):  # one file per family: each stays about 3,000 px at most
         figures[f"dashboard_{family}"] = (lambda f=family: report.plot_dashboard(candidate=candidate, family=f),
