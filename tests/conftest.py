@@ -76,11 +76,9 @@ def _figure_placeholders(request, monkeypatch):
 
     def placeholder(fig, fmt):
         if fmt not in _PLACEHOLDERS:
-            import matplotlib.pyplot as plt
+            from matplotlib.figure import Figure
 
-            small = plt.figure(figsize=(1, 1))
-            _PLACEHOLDERS[fmt] = figure_bytes(small, fmt)
-            plt.close(small)
+            _PLACEHOLDERS[fmt] = figure_bytes(Figure(figsize=(1, 1)), fmt)
         return _PLACEHOLDERS[fmt]
 
     monkeypatch.setattr(stage, "figure_bytes", placeholder)

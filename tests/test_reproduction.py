@@ -74,8 +74,8 @@ def test_collapsed_cells_and_baselines():
     assert collapsed(hist, idx) == [{"task": "mutag", "model": "GCN", "n_constant": 2, "n_seeds": 3}]
     cells = {"mutag": {"GCN": {"seeds": {"0": {"baseline": {"test_majority_acc": 0.6}},
                                          "1": {"baseline": {"test_majority_acc": 0.7}}}}}}
-    assert baselines(cells)["mutag"]["name"] == "test_majority_acc"
-    assert abs(baselines(cells)["mutag"]["value"] - 0.65) < 1e-12
+    assert baselines(cells, {"mutag": "test_acc"})["mutag"]["name"] == "test_majority_acc"
+    assert abs(baselines(cells, {"mutag": "test_acc"})["mutag"]["value"] - 0.65) < 1e-12
 
 
 def _record(task, model, values, constant):

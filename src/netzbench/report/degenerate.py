@@ -54,11 +54,10 @@ def baseline_name(metric: str, names) -> str | None:
     return next((n for n in sorted(names) if n.rsplit("_", 1)[-1] == suffix), None)
 
 
-def baselines(cells: Mapping, metrics: Mapping[str, str] | None = None) -> dict[str, dict]:
+def baselines(cells: Mapping, metrics: Mapping[str, str]) -> dict[str, dict]:
     """Per task: ``{name, value}``, the constant predictor's test score averaged over the seeds
-    (every model of a task shares its splits, so any cell that recorded it serves). ``metrics`` (task ->
-    headline metric) picks the series of the headline's metric, and a task without one is left out;
-    without ``metrics``, a task's first series by name."""
+    (every model of a task shares its splits, so any cell that recorded it serves), in the series of the
+    task's headline metric (``metrics``: task -> metric); a task without one is left out."""
     out = {}
     for task, by_model in cells.items():
         per_seed: dict[str, dict] = {}
@@ -67,8 +66,7 @@ def baselines(cells: Mapping, metrics: Mapping[str, str] | None = None) -> dict[
                 if fact.get("baseline"):
                     per_seed.setdefault(seed, fact["baseline"])
         names = sorted({k for b in per_seed.values() for k in b})
-        name = names[0] if names and metrics is None else (
-            baseline_name(metrics[task], names) if metrics and task in metrics else None)
+        name = baseline_name(metrics[task], names) if task in metrics else None
         if name:
             values = [b[name] for b in per_seed.values() if b.get(name) is not None]
             out[task] = {"name": name, "value": float(np.mean(values)) if values else math.nan}

@@ -315,7 +315,7 @@ def _write_figures(facts: ReportFacts, out: StagedFiles, place: Place) -> None:
                                                                       if aggregation == "custom" else {})),
                        "no mean ranks", ("png",)),
         "learning_curves": (report.plot_learning_curves, "no learning curves", ("png",)),
-        "tuning_curves": (lambda: tuning_curves_figure((facts.questions or {}).get("tuning") or {}, report.models,
+        "tuning_curves": (lambda: tuning_curves_figure(facts.questions.get("tuning", {}), report.models,
                                                        {t: i.metric for t, i in report.task_info.items()}),
                           "no tuning-budget curves (a search over a non-empty search.space records every trial)", ("png",)),
     }

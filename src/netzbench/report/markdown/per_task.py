@@ -5,6 +5,8 @@ Table 2 layout (the paper's Tables 3 and 2). The tables are built here; the text
 
 from __future__ import annotations
 
+import math
+
 from ...stats import RESOLUTION
 from ..facts import ReportFacts
 from ..figure_files import family_name, figure_families
@@ -47,12 +49,12 @@ def below_constant(facts: ReportFacts, models: list[str]) -> list[dict]:
     report, out = facts.report, []
     for t in report.tasks:
         base = facts.baselines.get(t)
-        if not base or not base["value"] == base["value"]:
+        if not base or not math.isfinite(base["value"]):
             continue
         lower = report.task_info[t].direction == "lower"
         for m in models:
             r = facts.nested.get(t, {}).get(m)
-            if r is None or r["n_seeds"] == 0 or not (r["lo"] == r["lo"] and r["hi"] == r["hi"]):
+            if r is None or r["n_seeds"] == 0 or not (math.isfinite(r["lo"]) and math.isfinite(r["hi"])):
                 continue
             if (r["lo"] > base["value"]) if lower else (r["hi"] < base["value"]):
                 out.append({"task": t, "model": m, "mean": r["mean"], "constant": base["value"]})
