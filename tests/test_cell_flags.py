@@ -310,3 +310,18 @@ def test_graph_level_records_its_split_design_and_distinct_predictions(family, s
         assert distinct[-1] > 1
     again = fit_seed(resolve_model("GCN"), family, split, arrays, 0, HP, protocol=protocol)
     assert again["history"] == res["history"] and again["split"] == res["split"]
+
+
+def test_cells_worse_than_the_constant_predictor_are_in_report_json_and_report_md(tmp_path):
+    """The facts object lists them once: metrics/report.json names the cell and REPORT.md gives both numbers."""
+    cells = {"GCN": _record("internet_as", "GCN", [0.40, 0.41, 0.39, 0.40], leak=False),
+             "GAT": _record("internet_as", "GAT", [0.66, 0.65, 0.67, 0.64], leak=False)}
+    for model, rec in cells.items():
+        write_record(tmp_path / f"metrics/runs/internet_as/{model}.json", rec)
+    params = make_params(tasks=["internet_as"], models=list(cells), seeds=[0, 1, 2, 3], protocol="paper",
+                         train={"epochs": {"internet_as": 5}})
+    metrics = run_report_stage(params, root=tmp_path)
+    assert metrics["below_constant_cells"] == ["internet_as/GCN"]
+    md = (tmp_path / "reports/REPORT.md").read_text()
+    assert "**Worse than the constant predictor**" in md and "`internet_as` GCN (0.400 against 0.500)" in md
+    assert "GAT (0.6" not in md.split("**Worse than the constant predictor**")[1].split("\n\n")[0]

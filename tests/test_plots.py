@@ -362,7 +362,7 @@ def test_pairwise_grid_is_compact():
         assert len(fig.axes) == n + 2 and len(_colorbar_axes(fig)) == 2  # constant in the number of panels
         sizes[n] = tuple(fig.get_size_inches())
         # the panels (cells, names, titles) and the colour bars fill the figure: no empty column or gap
-        fig.canvas.draw()
+        fig.draw_without_rendering()  # the layout, without rasterising
         renderer = fig.canvas.get_renderer()
         used = sum(b.width * b.height for b in (ax.get_tightbbox(renderer) for ax in fig.axes))
         assert used / (fig.bbox.width * fig.bbox.height) > 0.8, n

@@ -1,12 +1,13 @@
 """Comparison with the paper from measurements: reference cells, the protocol study, degenerate cells."""
 
 import json
+import math
 
 import numpy as np
 
 from netzbench.records import write_record
 from netzbench.report import BenchmarkReport
-from netzbench.report.degenerate import baselines, collapsed
+from netzbench.report.degenerate import baselines, below_constant, collapsed
 from netzbench.report.reproduction import REFERENCE_SCHEMA, STUDY_SCHEMA, comparison, explain, study_effects
 from netzbench.report.stage import run_report_stage
 
@@ -171,15 +172,14 @@ def test_cells_worse_than_the_constant_predictor():
     an MRR only when ``lo`` is, below it for an MAE only when ``hi`` is."""
     from types import SimpleNamespace as NS
 
-    from netzbench.report.markdown.per_task import below_constant
     cell = lambda mean, lo, hi: {"mean": mean, "lo": lo, "hi": hi, "n_seeds": 10}
-    facts = NS(report=NS(tasks=["as", "tsp", "reg"],
-                         task_info={"as": NS(direction="higher"), "tsp": NS(direction="higher"),
-                                    "reg": NS(direction="lower")}),
-               baselines={"as": {"value": 0.089}, "tsp": {"value": 0.089}, "reg": {"value": 3.0}},
-               nested={"as": {"GCN": cell(0.030, 0.029, 0.031), "GAT": cell(0.088, 0.080, 0.096)},
-                       "tsp": {"GCN": cell(0.087, 0.075, 0.099)},
-                       "reg": {"GCN": cell(3.5, 3.2, 3.8), "GAT": cell(3.1, 2.9, 3.3)}})
-    out = below_constant(facts, ["GCN", "GAT"])
-    assert [(r["task"], r["model"]) for r in out] == [("as", "GCN"), ("reg", "GCN")]
-    assert out[0]["constant"] == 0.089
+    info = {"as": NS(direction="higher"), "tsp": NS(direction="higher"), "reg": NS(direction="lower"),
+            "nan": NS(direction="higher")}
+    baselines = {"as": {"value": 0.089}, "tsp": {"value": 0.089}, "reg": {"value": 3.0}, "nan": {"value": math.nan}}
+    nested = {"as": {"GCN": cell(0.030, 0.029, 0.031), "GAT": cell(0.088, 0.080, 0.096)},
+              "tsp": {"GCN": cell(0.087, 0.075, 0.099), "GAT": cell(0.05, math.nan, math.nan)},
+              "reg": {"GCN": cell(3.5, 3.2, 3.8), "GAT": cell(3.1, 2.9, 3.3)},
+              "nan": {"GCN": cell(0.01, 0.0, 0.02)}}
+    out = below_constant(nested, baselines, info, ["reg", "as", "tsp", "nan"])
+    assert [(r["task"], r["model"]) for r in out] == [("reg", "GCN"), ("as", "GCN")]
+    assert out[1]["constant"] == 0.089 and out[0]["mean"] == 3.5

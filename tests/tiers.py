@@ -14,6 +14,8 @@ which trigger to add, so a missed detection cannot hide in the fast tier.
 
 from __future__ import annotations
 
+import ast
+import bisect
 import inspect
 import io
 import tokenize
@@ -43,9 +45,15 @@ COMMANDS = {"train": "train", "candidate": "train", "sweep": "train", "protocols
 def _tokens(source: str) -> tuple[set[str], set[str]]:
     """(names, CLI commands) in ``source``: every NAME token, and the first string of each
     ``invoke(..., [...])`` call's argument list."""
+    return _scan([t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type in _KEPT])
+
+
+_KEPT = (tokenize.NAME, tokenize.STRING, tokenize.OP)
+
+
+def _scan(toks: list) -> tuple[set[str], set[str]]:
+    """:func:`_tokens` of a list of NAME, STRING and OP tokens."""
     names, commands = set(), set()
-    toks = [t for t in tokenize.generate_tokens(io.StringIO(source).readline)
-            if t.type in (tokenize.NAME, tokenize.STRING, tokenize.OP)]
     for i, tok in enumerate(toks):
         if tok.type == tokenize.NAME:
             called = i + 1 < len(toks) and toks[i + 1].string == "("
@@ -61,6 +69,32 @@ def _tokens(source: str) -> tuple[set[str], set[str]]:
     return names, commands
 
 
+@lru_cache(maxsize=None)
+def _file(filename: str) -> tuple[list, list[int], dict[int, int]]:
+    """A source file tokenised once: its tokens, their line numbers, and each function's first line
+    (its first decorator's, as ``co_firstlineno``) -> its last line."""
+    source = Path(filename).read_text(encoding="utf-8")
+    toks = [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type in _KEPT]
+    spans = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            spans[min([node.lineno] + [d.lineno for d in node.decorator_list])] = node.end_lineno
+    return toks, [t.start[0] for t in toks], spans
+
+
+def _source_tokens(func) -> tuple[set[str], set[str]] | None:
+    """:func:`_tokens` of ``func``'s source (decorators included), from its file's tokens; None when the
+    function cannot be found there (a lambda, a function built at run time)."""
+    code = getattr(func, "__code__", None)
+    if code is None or not Path(code.co_filename).is_file():
+        return None
+    toks, lines, spans = _file(code.co_filename)
+    end = spans.get(code.co_firstlineno)
+    if end is None:
+        return None
+    return _scan(toks[bisect.bisect_left(lines, code.co_firstlineno):bisect.bisect_right(lines, end)])
+
+
 def _in_tests(obj) -> bool:
     code = getattr(obj, "__code__", None)
     return code is not None and code.co_filename.startswith(_PREFIX)
@@ -72,13 +106,16 @@ _PREFIX = str(TESTS_DIR) + "/"
 @lru_cache(maxsize=None)
 def _own(func) -> tuple[int, frozenset[str]]:
     """(tier index from ``func``'s own source, the names it uses)."""
-    try:
-        source = inspect.getsource(func)
-    except (OSError, TypeError):
-        return 0, frozenset()
-    import textwrap
+    found = _source_tokens(func)
+    if found is None:
+        try:
+            source = inspect.getsource(func)
+        except (OSError, TypeError):
+            return 0, frozenset()
+        import textwrap
 
-    names, commands = _tokens(textwrap.dedent(source))
+        found = _tokens(textwrap.dedent(source))
+    names, commands = found
     level = max([TIERS.index(t) for t, trig in NAMES.items() if names & trig]
                 + [TIERS.index(t) for t, trig in CALLS.items() if names & trig]
                 + [TIERS.index(COMMANDS[c]) for c in commands if c in COMMANDS] + [0])

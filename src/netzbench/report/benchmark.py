@@ -40,7 +40,7 @@ from .memo import share_statistics
 from .options import one_of as _one_of, option as _option
 from .persistence import SCHEMA
 from .selection import EPOCH_SELECTIONS
-from .series import TaskInfo, task_info_of
+from .series import TaskInfo, task_metrics, task_info_of
 from .within_task import POWER_EFFECTS
 
 __all__ = ["BenchmarkReport", "SCHEMA"]
@@ -231,7 +231,7 @@ class BenchmarkReport:
         """One row per (task, model): mean, std, sem, n_seeds and the CI of ``ci_method`` (default the
         report's; bootstrap with ``bootstrap_n`` resamples seeded by ``bootstrap_seed``), and the cell
         status.  Columns and edge cases: :func:`.within_task.summary`."""
-        return within_task.summary(self.final_metrics(), {t: i.metric for t, i in self.task_info.items()},
+        return within_task.summary(self.final_metrics(), task_metrics(self.task_info),
                                    self._directions(), self.cell_status, ci=self.ci,
                                    method=ci_method or self.ci_method, n_resamples=self.bootstrap_n,
                                    seed=self.bootstrap_seed)
@@ -377,7 +377,7 @@ class BenchmarkReport:
 
     def baselines(self) -> dict[str, dict]:
         """Per task, a constant predictor's test score in the headline metric (:func:`.degenerate.baselines`)."""
-        return degenerate.baselines(self.cells, {t: info.metric for t, info in self.task_info.items()})
+        return degenerate.baselines(self.cells, task_metrics(self.task_info))
 
     def collapsed(self) -> list[dict]:
         """Cells whose test predictions were constant in most seeds (:func:`.degenerate.collapsed`)."""

@@ -73,6 +73,25 @@ def baselines(cells: Mapping, metrics: Mapping[str, str]) -> dict[str, dict]:
     return out
 
 
+def below_constant(nested: Mapping, baselines: Mapping, task_info: Mapping, tasks) -> list[dict]:
+    """The cells whose whole interval lies on the wrong side of the constant predictor's score (``baselines``):
+    the model orders the test items worse than one score for all of them would. ``{task, model, mean,
+    constant}`` per such cell of ``nested`` (``{task: {model: cell}}``), in ``tasks`` order; a task without a
+    finite constant score and a cell without a finite interval are never listed."""
+    out = []
+    for t in tasks:
+        base = baselines.get(t)
+        if not base or not math.isfinite(base["value"]):
+            continue
+        lower = task_info[t].direction == "lower"
+        for m, r in nested.get(t, {}).items():
+            if r["n_seeds"] == 0 or not (math.isfinite(r["lo"]) and math.isfinite(r["hi"])):
+                continue
+            if (r["lo"] > base["value"]) if lower else (r["hi"] < base["value"]):
+                out.append({"task": t, "model": m, "mean": r["mean"], "constant": base["value"]})
+    return out
+
+
 def collapsed(histories: Mapping, indices: Mapping) -> list[dict]:
     """Cells whose test predictions were constant at the selected epoch in more than half of their
     seeds: ``{task, model, n_constant, n_seeds}``."""

@@ -14,7 +14,7 @@ from typing import Any
 
 from .comparisons import cliques
 from .conclusions import collect as collect_conclusions
-from .degenerate import cell_flags
+from .degenerate import below_constant, cell_flags
 from .degenerate import degenerate as degenerate_cells
 from .degenerate import leakage as leaking_cells
 from .paper import counts as paper_counts
@@ -63,6 +63,7 @@ class ReportFacts:
     baseline_comparison: list[dict] = field(default_factory=list)  # per task: best GNN vs best baseline
     degenerate: list[dict] = field(default_factory=list)  # cells whose headline is flat or tied in most seeds
     leakage: list[dict] = field(default_factory=list)  # cells whose seeds saw held-out edges in training
+    below_constant: list[dict] = field(default_factory=list)  # cells whose whole CI is worse than the constant
     study_raw: dict | None = None  # the protocol study as read, for the conclusions' variants
     questions: dict = field(default_factory=dict)  # structure controls, tuning budgets, seed rounds (.questions)
 
@@ -169,11 +170,12 @@ def collect_facts(report, candidate: str | None, roster: list[str], *, aggregati
     except ValueError as exc:
         bayesian_error = str(exc)
     kinds = report.baseline_models()
+    nested, baselines = nested_summary(summary), report.baselines()
     # the candidate's standing is across-task analysis too: against the ranked roster only
     roster = [m for m in roster if m in report.ranked_models or m not in kinds]
     return ReportFacts(
         report=report, candidate=candidate, roster=list(roster), aggregation=aggregation, weights=weights,
-        summary=summary, nested=nested_summary(summary),
+        summary=summary, nested=nested,
         pairwise={method: report.pairwise(method) for method in ("t", "wilcoxon")},
         friedman=report.friedman(), mean_ranks=mean_ranks, mean_rank_errors=mean_rank_errors,
         power=report.power(), wilcoxon_floor=report.wilcoxon_floor(),
@@ -181,7 +183,7 @@ def collect_facts(report, candidate: str | None, roster: list[str], *, aggregati
         candidate_block=report.candidate_block(candidate, roster), missing=report.missing(),
         present=report.present_tasks(), without_results=report.tasks_without_results(),
         unavailable=report.unavailable_tasks(), cost=report.compute_cost(),
-        baselines=report.baselines(), collapsed=report.collapsed(),
+        baselines=baselines, collapsed=report.collapsed(),
         reproduction=comparison(summary, reference, report.ci),
         study=study_effects(study, report.final_metrics(), report.seeds, code), study_raw=study,
         posthoc={method: report.posthoc(method) for method in ("nemenyi", "wilcoxon_holm")},
@@ -189,5 +191,6 @@ def collect_facts(report, candidate: str | None, roster: list[str], *, aggregati
         baseline_kinds=kinds, baseline_comparison=report.baseline_comparison(),
         degenerate=degenerate_cells(report.histories, report.selected_epochs(), report.task_info),
         leakage=leaking_cells(report.cells),
+        below_constant=below_constant(nested, baselines, report.task_info, report.tasks),
         questions=question_facts(report, controls, seed_plan),
     )

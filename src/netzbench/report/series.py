@@ -41,6 +41,11 @@ class TaskInfo:
     category: str | None = None
 
 
+def task_metrics(task_info: Mapping[str, TaskInfo]) -> dict[str, str]:
+    """``{task: headline series}`` of a report's ``task_info``."""
+    return {t: info.metric for t, info in task_info.items()}
+
+
 def infer_metric(histories: Sequence[Mapping | None]) -> str | None:
     """The headline series of hand-built histories.
 

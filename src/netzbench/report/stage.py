@@ -84,6 +84,7 @@ from .formatting import number, p_value
 from .markdown import render_markdown
 from .memo import computed_once
 from .paper import CELL_FIELDS as PAPER_CELL_FIELDS
+from .series import task_metrics
 from .site import SITE, prune_stale, write_site
 
 log = logging.getLogger(__name__)
@@ -185,6 +186,7 @@ def report_metrics(facts: ReportFacts) -> dict:
         "collapsed_cells": [f"{c['task']}/{c['model']}" for c in facts.collapsed],
         "degenerate_cells": [f"{c['task']}/{c['model']}" for c in facts.degenerate],
         "leaking_cells": [f"{c['task']}/{c['model']}" for c in facts.leakage],
+        "below_constant_cells": [f"{c['task']}/{c['model']}" for c in facts.below_constant],
         "options": report.options(),
     }
     if facts.equivalence is not None:
@@ -316,7 +318,7 @@ def _write_figures(facts: ReportFacts, out: StagedFiles, place: Place) -> None:
                        "no mean ranks", ("png",)),
         "learning_curves": (report.plot_learning_curves, "no learning curves", ("png",)),
         "tuning_curves": (lambda: tuning_curves_figure(facts.questions.get("tuning", {}), report.models,
-                                                       {t: i.metric for t, i in report.task_info.items()}),
+                                                       task_metrics(report.task_info)),
                           "no tuning-budget curves (a search over a non-empty search.space records every trial)", ("png",)),
     }
     for family in written_families(report):  # one file per family: each stays about 3,000 px at most

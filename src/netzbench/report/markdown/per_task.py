@@ -5,8 +5,6 @@ Table 2 layout (the paper's Tables 3 and 2). The tables are built here; the text
 
 from __future__ import annotations
 
-import math
-
 from ...stats import RESOLUTION
 from ..facts import ReportFacts
 from ..figure_files import family_name, figure_families
@@ -43,24 +41,6 @@ def cell_texts(facts: ReportFacts, task: str, models: list[str]) -> list[str]:
     return out
 
 
-def below_constant(facts: ReportFacts, models: list[str]) -> list[dict]:
-    """The cells whose whole interval lies on the wrong side of the constant predictor's score: the model
-    orders the test items worse than one score for all of them would. ``{task, model, mean, constant}``."""
-    report, out = facts.report, []
-    for t in report.tasks:
-        base = facts.baselines.get(t)
-        if not base or not math.isfinite(base["value"]):
-            continue
-        lower = report.task_info[t].direction == "lower"
-        for m in models:
-            r = facts.nested.get(t, {}).get(m)
-            if r is None or r["n_seeds"] == 0 or not (math.isfinite(r["lo"]) and math.isfinite(r["hi"])):
-                continue
-            if (r["lo"] > base["value"]) if lower else (r["hi"] < base["value"]):
-                out.append({"task": t, "model": m, "mean": r["mean"], "constant": base["value"]})
-    return out
-
-
 def results_per_task(facts: ReportFacts) -> list[str]:
     """Section 2: mean ± CI per cell, best per row in bold, † where a CI overlaps the best one,
     the constant predictor's score per task and the flags of collapsed, degenerate and leaking cells
@@ -68,6 +48,7 @@ def results_per_task(facts: ReportFacts) -> list[str]:
     the best baseline; the dashboard of each task family the run has."""
     report = facts.report
     models, headers = ranked_columns(facts)
+    below = {(r["task"], r["model"]): r for r in facts.below_constant}
     rows = []
     for t in report.tasks:
         info = report.task_info[t]
@@ -84,7 +65,7 @@ def results_per_task(facts: ReportFacts) -> list[str]:
                            if r.get("clipped")],
                   flags=flag_list(facts), baselines=baseline_section(facts, cell_texts),
                   below=[(r["task"], label(report, r["model"]), number(r["mean"]), number(r["constant"]))
-                         for r in below_constant(facts, models)],
+                         for t in report.tasks for m in models if (r := below.get((t, m)))],
                   families=[(f, family_name(f)) for f in figure_families(report)])
 
 
