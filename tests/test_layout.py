@@ -20,8 +20,8 @@ SRC = REPO / "src" / "netzbench"
 #: unit -> layer. Foundations first; the facade (``netzbench/__init__``) may import anything.
 LAYERS = {
     "errors": 0, "families": 0, "paths": 0, "protocol": 0,
-    "stats": 1, "graphs": 1, "params": 1, "records": 1, "identity": 1,
-    "synthetic": 2, "models": 2,
+    "stats": 1, "graphs": 1, "params_file": 1, "records": 1, "identity": 1,
+    "synthetic": 2, "models": 2, "params": 2,
     "catalog": 3, "training": 3,
     "run": 4, "report": 4, "readers": 4,
     "config": 5, "study": 5, "seed_plan": 5, "structure_controls": 5, "quick": 5, "console": 5, "listing": 5,

@@ -37,6 +37,12 @@ def test_repository_params_are_valid():
     ({"data": {"on_missing": "ignore"}}, "['skip', 'fail']"),
     ({"exec": {"workers": 0}}, "exec.workers"),
     ({"bogus": 1}, "unknown key `bogus`"),
+    ({"controls": {"kinds": []}}, "`controls.kinds` must be a non-empty list"),
+    ({"controls": {"kinds": ["rewired", "rewired"]}}, "`controls.kinds` must be a non-empty list of distinct"),
+    ({"controls": {"models": []}}, "`controls.models` must be null"),
+    ({"seed_plan": {"target_effect": 0}}, "`seed_plan.target_effect` must be null"),
+    ({"seed_plan": {"looks": [1, 3]}}, "`seed_plan.looks` must be increasing seed counts of at least 2"),
+    ({"seed_plan": {"alpha": 1.0}}, "`seed_plan.alpha` must be null"),
 ])
 def test_malformed_values_are_rejected_with_the_key(tmp_path, patch, message):
     data = {**BASE, **patch}

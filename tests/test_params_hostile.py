@@ -378,7 +378,7 @@ def test_other_shapes_that_would_hurt_are_refused(tmp_path, text, message):
 
 
 def test_the_real_params_are_far_below_every_limit():
-    from netzbench.params import _Loader, _expanded_size
+    from netzbench.params_file import _Loader, _expanded_size
 
     loader = _Loader((REPO / "params.yaml").read_bytes())
     values, depth = _expanded_size(loader.get_single_node(), "params.yaml")

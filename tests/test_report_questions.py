@@ -11,7 +11,7 @@ from netzbench.report.facts import collect_facts
 from netzbench.report.markdown import render_markdown
 from netzbench.report.stage import report_metrics
 
-from helpers import make_params
+from helpers import REPO, make_params
 
 MODELS = ["GCN", "GraphSAGE"]
 
@@ -95,3 +95,21 @@ def test_the_tuning_curves_figure_draws_each_models_curve_and_names_the_crossing
         assert np.allclose(lines[m].get_ydata(), tuning["cora"]["curves"][m]["mean"])
     with pytest.raises(ValueError, match="no search trials"):
         tuning_curves_figure({})
+
+
+def test_the_quick_profiles_questions_are_params_blocks_the_commands_read(tmp_path):
+    """`netzbench quick --questions` writes its controls and seed rounds into the workspace's params.yaml and
+    runs `netzbench controls` and `netzbench seeds` without arguments: the blocks must be valid there."""
+    import shutil
+
+    from netzbench.config import check_names
+    from netzbench.params import load_params
+    from netzbench.quick import PROFILE, QUESTIONS, prepare
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    target = prepare(tmp_path / "quick", REPO, {**PROFILE, **QUESTIONS})
+    p = check_names(load_params(target / "params.yaml"))
+    assert p["controls"] == {**QUESTIONS["controls"], "kinds": ["no_edges", "rewired", "random_graph"]}
+    assert p["seed_plan"] == {**QUESTIONS["seed_plan"], "alpha": None}
+    assert p["search"]["space"] == QUESTIONS["search"]["space"] and p["tasks"] == PROFILE["tasks"]

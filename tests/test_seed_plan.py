@@ -52,3 +52,31 @@ def test_the_command_checks_the_looks_first(tmp_path):
     assert out.exit_code == 2 and "increasing seed counts" in out.output
     out = r.invoke(main, ["seeds", "--target-effect", "0", "--looks", "3,5"])
     assert out.exit_code == 2
+
+
+def test_the_command_reads_the_seed_plan_block_and_its_options_win(tmp_path, monkeypatch):
+    import yaml
+
+    import netzbench.seed_plan as seed_plan
+
+    calls = []
+    monkeypatch.setattr(seed_plan, "run_seed_plan", lambda params, **kw: calls.append(kw))
+    monkeypatch.chdir(tmp_path)
+    params = {"tasks": ["karate"], "models": ["GCN", "GraphSAGE"],
+              "seed_plan": {"target_effect": 0.03, "looks": [2, 4], "alpha": 0.1}}
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+    r = CliRunner()
+    assert r.invoke(main, ["seeds"]).exit_code == 0
+    assert (calls[-1]["target_effect"], calls[-1]["looks"], calls[-1]["alpha"]) == (0.03, [2, 4], 0.1)
+    assert r.invoke(main, ["seeds", "--target-effect", "0.01", "--looks", "3,6", "--alpha", "0.05"]).exit_code == 0
+    assert (calls[-1]["target_effect"], calls[-1]["looks"], calls[-1]["alpha"]) == (0.01, [3, 6], 0.05)
+    params["seed_plan"] = {"target_effect": None}  # looks and alpha default: 3,5,10,20 and report.alpha
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+    out = r.invoke(main, ["seeds"])
+    assert out.exit_code == 2 and "seed_plan.target_effect" in out.output and len(calls) == 2
+    assert r.invoke(main, ["seeds", "--target-effect", "0.02"]).exit_code == 0
+    assert (calls[-1]["looks"], calls[-1]["alpha"]) == ([3, 5, 10, 20], None)
+    params["seed_plan"] = {"looks": [5, 3]}
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+    out = r.invoke(main, ["seeds", "--target-effect", "0.02"])
+    assert out.exit_code == 2 and "`seed_plan.looks` must be increasing seed counts" in out.output

@@ -88,3 +88,36 @@ def test_structure_helps_where_labels_follow_it_and_not_where_they_follow_the_fe
         assert none["verdict"] == "no detectable effect", none
         assert none["lo"] <= 0 <= none["hi"] and none["mde"] > 0
     assert (tmp_path / "controls.json").is_file() and (tmp_path / "by_structure~rewired" / "meta.json").is_file()
+
+
+def test_the_command_reads_the_controls_block_and_its_arguments_win(tmp_path, monkeypatch):
+    import yaml
+    from click.testing import CliRunner
+
+    import netzbench.structure_controls as structure_controls
+    from netzbench.cli import main
+
+    calls = []
+    monkeypatch.setattr(structure_controls, "run_controls",
+                        lambda params, tasks, models, kinds, **kw: calls.append((tasks, models, kinds)))
+    monkeypatch.chdir(tmp_path)
+    params = {"tasks": ["karate"], "models": ["GCN", "GraphSAGE", "MLP"],
+              "controls": {"tasks": ["karate", "mutag"], "models": ["GCN"], "kinds": ["rewired"]}}
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+    r = CliRunner()
+    assert r.invoke(main, ["controls"]).exit_code == 0
+    assert calls[-1] == (["karate", "mutag"], ["GCN"], ("rewired",))
+    assert r.invoke(main, ["controls", "cora", "--models", "MLP", "--control", "no_edges"]).exit_code == 0
+    assert calls[-1] == (["cora"], ["MLP"], ("no_edges",))
+    params["controls"] = {}  # the defaults: no tasks (say so), the roster, all three controls
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+    out = r.invoke(main, ["controls"])
+    assert out.exit_code == 2 and "controls.tasks" in out.output and len(calls) == 2
+    assert r.invoke(main, ["controls", "karate"]).exit_code == 0
+    assert calls[-1] == (["karate"], None, ("no_edges", "rewired", "random_graph"))
+    for bad, said in (({"kinds": ["shuffled"]}, "`controls.kinds` must be"), ({"tasks": ["no_such_task"]}, "`controls.tasks`"),
+                      ({"models": ["NoSuchModel"]}, "`controls.models`")):
+        params["controls"] = bad
+        (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+        out = r.invoke(main, ["controls", "karate"])
+        assert out.exit_code == 2 and said in out.output, (bad, out.output)

@@ -208,52 +208,71 @@ def protocols(params_path: str, data_root: str, variant_seeds: int | None, only:
 
 
 @main.command()
-@click.option("--target-effect", type=click.FloatRange(min=0, min_open=True), required=True,
-              help="The smallest difference worth detecting, in metric units (e.g. 0.01 accuracy).")
-@click.option("--looks", default="3,5,10,20", show_default=True,
-              help="Seed counts at which comparisons are decided, increasing; the last is the cap.")
+@click.option("--target-effect", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="The smallest difference worth detecting, in metric units (e.g. 0.01 accuracy) "
+                   "[default: seed_plan.target_effect].")
+@click.option("--looks", default=None,
+              help="Seed counts at which comparisons are decided, increasing; the last is the cap "
+                   "[default: seed_plan.looks, 3,5,10,20].")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
-              help="Overall error rate per comparison [default: report.alpha].")
+              help="Overall error rate per comparison [default: seed_plan.alpha, else report.alpha].")
 @click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
 @click.option("--data-root", default="data", show_default=True)
 @click.option("--out", default="reports/seed_plan.json", show_default=True, help="Where the plan is written.")
-def seeds(target_effect: float, looks: str, alpha: float | None, params_path: str, data_root: str, out: str) -> None:
+def seeds(target_effect: float | None, looks: str | None, alpha: float | None, params_path: str, data_root: str,
+          out: str) -> None:
     """Add seeds in rounds only to the comparisons still undecided at the target effect (different,
     equivalent within it, or undecided at the cap), each look at Pocock's boundary so that the error
-    rate stays at alpha; say how many seed runs that saved against giving every cell the cap."""
+    rate stays at alpha; say how many seed runs that saved against giving every cell the cap. The
+    options default to params.yaml's seed_plan block."""
+    from .params import ParamsError, check_looks
     from .seed_plan import run_seed_plan
 
-    try:
-        counts = [int(v) for v in looks.split(",") if v.strip()]
-    except ValueError:
-        raise UserError(f"--looks must be comma-separated seed counts, got {looks!r}") from None
-    if not counts or counts[0] < 2 or any(b <= a for a, b in zip(counts, counts[1:])):
-        raise UserError(f"--looks must be increasing seed counts of at least 2, got {looks!r}")
+    counts = None
+    if looks is not None:  # checked before anything is read
+        try:
+            counts = check_looks([int(v) for v in looks.split(",") if v.strip()], "--looks")
+        except ParamsError as exc:  # a ValueError too: first
+            raise UserError(str(exc)) from None
+        except ValueError:
+            raise UserError(f"--looks must be comma-separated seed counts, got {looks!r}") from None
     params = checked_params(params_path)
     check_device(params)
-    run_seed_plan(params, target_effect=target_effect, looks=counts, alpha=alpha, data_root=data_root, out=out)
+    plan = params["seed_plan"]
+    counts = counts or plan["looks"]
+    target_effect = plan["target_effect"] if target_effect is None else target_effect
+    if target_effect is None:
+        raise UserError("give --target-effect or set seed_plan.target_effect in params.yaml")
+    run_seed_plan(params, target_effect=target_effect, looks=counts, alpha=plan["alpha"] if alpha is None else alpha,
+                  data_root=data_root, out=out)
 
 
 @main.command()
-@click.argument("tasks", nargs=-1, required=True)
-@click.option("--models", "only", multiple=True, help="Models to train on the controls (repeatable) [default: the roster].")
+@click.argument("tasks", nargs=-1)
+@click.option("--models", "only", multiple=True,
+              help="Models to train on the controls (repeatable) [default: controls.models, else the roster].")
 @click.option("--control", "kinds", multiple=True, type=click.Choice(["no_edges", "rewired", "random_graph"]),
-              help="Controls to run (repeatable) [default: all three].")
+              help="Controls to run (repeatable) [default: controls.kinds, all three].")
 @click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
 @click.option("--data-root", default="data", show_default=True)
 def controls(tasks, only, kinds, params_path, data_root) -> None:
-    """Does the graph matter? Train each model on TASKS and on their structure controls (no edges, a
-    degree-preserving rewiring, a random graph with as many edges), and say per task, model and control
-    whether structure helps, hurts, or has no detectable effect (reports/controls.json)."""
-    from .catalog.controls import CONTROLS, ControlError
+    """Does the graph matter? Train each model on TASKS (default: controls.tasks of params.yaml) and on
+    their structure controls (no edges, a degree-preserving rewiring, a random graph with as many edges),
+    and say per task, model and control whether structure helps, hurts, or has no detectable effect
+    (reports/controls.json)."""
+    from .catalog.controls import ControlError
     from .structure_controls import run_controls
 
     params = checked_params(params_path)
     check_device(params)
+    block = params["controls"]
+    tasks = list(tasks) or list(block["tasks"])
+    if not tasks:
+        raise UserError("give the TASKS to run the structure controls on, or set controls.tasks in params.yaml")
     for task in tasks:
         check_task_name(params, task)
     try:
-        run_controls(params, list(tasks), list(only) or None, tuple(kinds) or CONTROLS, data_root=data_root)
+        run_controls(params, tasks, list(only) or block["models"], tuple(kinds or block["kinds"]), data_root=data_root)
     except ControlError as exc:
         raise UserError(str(exc)) from None
 

@@ -88,6 +88,16 @@ def check_names(params: dict, *, import_models: bool = False, source: str = "par
             _model_exists(model, import_models)
         except ModelError as exc:
             fail(f"`models`/`model`: {exc}")
+    for task in params["controls"]["tasks"]:
+        try:
+            get_task(task)
+        except UnknownTaskError as exc:
+            fail(f"`controls.tasks`: {exc}")
+    for model in params["controls"]["models"] or []:
+        try:
+            _model_exists(model, import_models)
+        except ModelError as exc:
+            fail(f"`controls.models`: {exc}")
     catalogue = (sorted(TASKS), "a task of the catalogue or `custom_tasks`")
     # rank_tasks/rank_exclude may name tasks not in `tasks` (narrowing `tasks` needs no edit there), but a
     # name no task has is a typo: both are checked alike, as every key naming a task or model is

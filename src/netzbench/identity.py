@@ -53,6 +53,7 @@ EXECUTION_ONLY = {
     "netzbench.errors": "error types",
     "netzbench.identity": "this declaration and the key it defines",
     "netzbench.params": "validation; the resolved values enter the key as hyperparameters",
+    "netzbench.params_file": "reads the params file safely (size, duplicate keys, anchor bombs); decides no value",
     "netzbench.paths": "where files live, imports by reference",
     "netzbench.records": "reading and writing run records",
     "netzbench.study": "the protocol study: runs variants through the same plan -> executor -> record path",

@@ -19,10 +19,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from .errors import ParamsError
 from .families import TASK_TYPES
+from .params_file import MAX_BYTES, MAX_DEPTH, MAX_NODES, read_yaml  # noqa: F401 (the package reads params through here)
 from .protocol import BY_NAME as SWITCHES
 from .protocol import PROTOCOLS
 
@@ -53,6 +52,8 @@ DEFAULTS: dict[str, Any] = {
     "exec": {"workers": None, "device": "auto", "threads": 1, "timeout_s": None, "max_rss_gb": None,
              "executor": "local", "ray_address": None, "arithmetic": "portable", "warm_s": 60},
     "data": {"mirror": None, "on_missing": "skip"},
+    "controls": {"tasks": [], "models": None, "kinds": ["no_edges", "rewired", "random_graph"]},
+    "seed_plan": {"target_effect": None, "looks": [3, 5, 10, 20], "alpha": None},
     "report": {
         "alpha": 0.05,
         "ci": 0.95,
@@ -88,6 +89,8 @@ EXECUTORS = ("local", "ray", "inprocess")
 ARITHMETIC = ("native", "portable")
 #: hyperparameters the inner search may vary
 SEARCHABLE = ("lr", "weight_decay", "hidden_channels")
+#: the structure controls ``netzbench controls`` trains on (:mod:`netzbench.catalog.controls` builds them)
+CONTROL_KINDS = ("no_edges", "rewired", "random_graph")
 
 __all__ = ["DEFAULTS", "ParamsError", "check_name", "load_params", "merge", "read_yaml", "unsafe_name", "validate"]
 
@@ -100,9 +103,6 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 _IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
 #: a model given as an importable class, 'package.module:ClassName'
 MODEL_REF = re.compile(f"{_IDENTIFIER}:{_IDENTIFIER}")
-#: what a params file may hold: its bytes, the nodes of the document with every alias expanded (a YAML
-#: anchor bomb is small as text but huge as a tree) and how deep it nests; the real one is far below each
-MAX_BYTES, MAX_NODES, MAX_DEPTH = 1 << 20, 100_000, 64
 
 def merge(base: dict, override: dict) -> dict:
     """``base`` with ``override`` merged in, nested mappings key by key (copies, never aliases)."""
@@ -298,6 +298,8 @@ def validate(params: dict) -> dict:
     if data.get("on_missing") not in ON_MISSING:
         raise ParamsError(f"params.yaml: `data.on_missing` must be one of {list(ON_MISSING)}, got {data.get('on_missing')!r}")
 
+    validate_questions(params)
+
     rep = params["report"]
     for key, choices in (("ci_method", CI_METHODS), ("pairwise_method", PAIRWISE_METHODS),
                          ("epoch_selection", EPOCH_SELECTIONS), ("aggregation", AGGREGATIONS),
@@ -370,82 +372,6 @@ def _check_protocol(params: dict) -> None:
                               f"{list(SWITCHES[name].choices)}, got {value!r}")
 
 
-class _Loader(yaml.SafeLoader):
-    """PyYAML's safe loader refusing a key given twice in one mapping (YAML keeps the last, silently)."""
-
-    source = "params.yaml"
-
-    def construct_mapping(self, node, deep=False):
-        seen: dict = {}
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue  # `<<: *base` brings keys the mapping may override
-            key, line = self.construct_object(key_node, deep=True), key_node.start_mark.line + 1
-            try:
-                first = seen.get(key)
-                seen.setdefault(key, line)
-            except TypeError:
-                continue  # an unhashable key: the base class reports it
-            if first is not None:
-                raise ParamsError(f"{self.source}: key `{key}` is given twice in one mapping (lines {first} and "
-                                  f"{line}); YAML would keep the last silently: remove one")
-        return super().construct_mapping(node, deep)
-
-
-def _expanded_size(node, source: str) -> tuple[int, int]:
-    """``(values, depth)`` of the document ``node`` composes with every alias expanded, counted on the
-    composed graph before anything is built (an alias is its anchor's node: memoised, a billion-laughs
-    document costs its text's size); :class:`ParamsError` past :data:`MAX_NODES` or :data:`MAX_DEPTH`."""
-    seen: dict[int, tuple[int, int]] = {}
-    open_: set[int] = set()
-
-    def size(n, depth: int) -> tuple[int, int]:
-        if id(n) in seen:
-            return seen[id(n)]
-        where = f"{source}: line {n.start_mark.line + 1}"
-        if id(n) in open_:
-            raise ParamsError(f"{where}: an alias refers to a collection that holds it (a recursive structure)")
-        open_.add(id(n))
-        kids = [c for pair in n.value for c in pair] if isinstance(n, yaml.MappingNode) else (
-            n.value if isinstance(n, yaml.SequenceNode) else ())
-        sizes = [size(c, depth + 1) for c in kids] if depth < MAX_DEPTH else [(0, MAX_DEPTH)]
-        total, height = seen[id(n)] = 1 + sum(s for s, _ in sizes), 1 + max((h for _, h in sizes), default=0)
-        open_.discard(id(n))
-        if height > MAX_DEPTH:
-            raise ParamsError(f"{where}: nested more than {MAX_DEPTH} levels deep (aliases expanded)")
-        if total > MAX_NODES:
-            raise ParamsError(f"{where}: expands to more than {MAX_NODES:,} values (aliases of aliases, a YAML "
-                              "anchor bomb?); params this large are refused")
-        return total, height
-
-    return size(node, 0)
-
-
-def read_yaml(path: str | os.PathLike) -> Any:
-    """The YAML document in ``path``, read so that it cannot hurt: at most :data:`MAX_BYTES` bytes, a
-    duplicate key refused, and its size with aliases expanded checked before anything is built."""
-    with open(path, "rb") as fh:
-        text = fh.read(MAX_BYTES + 1)
-    if len(text) > MAX_BYTES:
-        raise ParamsError(f"{path}: larger than {MAX_BYTES:,} bytes; params this large are refused")
-    loader = _Loader(text)
-    loader.source = str(path)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        _expanded_size(node, str(path))
-        return loader.construct_document(node)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise ParamsError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
-    except RecursionError:
-        raise ParamsError(f"{path}: nested too deeply to read") from None
-    finally:
-        loader.dispose()
-
-
 def load_params(path: str | os.PathLike | None = None) -> dict:
     """Load ``params.yaml`` (default: the one in the current directory), merge defaults, validate."""
     path = Path(path or "params.yaml")
@@ -498,3 +424,38 @@ def validate_search(search: dict) -> None:
         n = search.get("n")
         if not _is_int(n) or n < 1:
             raise ParamsError(f"params.yaml: `search.n` must be a positive integer for random search, got {n!r}")
+
+
+def validate_questions(params: dict) -> None:
+    """Check the ``controls`` block (``netzbench controls``) and the ``seed_plan`` block (``netzbench seeds``)."""
+    controls = params["controls"]
+    tasks, models, kinds = controls.get("tasks"), controls.get("models"), controls.get("kinds")
+    if not isinstance(tasks, list) or not all(isinstance(t, str) for t in tasks):
+        raise ParamsError(f"params.yaml: `controls.tasks` must be a list of task ids, got {tasks!r}")
+    for t in tasks:
+        check_name(t, "`controls.tasks` entry")
+    if models is not None and (not isinstance(models, list) or not models
+                               or not all(isinstance(m, str) for m in models)):
+        raise ParamsError(f"params.yaml: `controls.models` must be null (the roster) or a non-empty list of "
+                          f"model names, got {models!r}")
+    if (not isinstance(kinds, list) or not kinds or not all(isinstance(k, str) for k in kinds)
+            or len(set(kinds)) != len(kinds) or not set(kinds) <= set(CONTROL_KINDS)):
+        raise ParamsError(f"params.yaml: `controls.kinds` must be a non-empty list of distinct controls from "
+                          f"{list(CONTROL_KINDS)}, got {kinds!r}")
+    plan = params["seed_plan"]
+    effect, looks, alpha = plan.get("target_effect"), plan.get("looks"), plan.get("alpha")
+    if effect is not None and (not _is_number(effect) or effect <= 0):
+        raise ParamsError(f"params.yaml: `seed_plan.target_effect` must be null (give --target-effect) or a "
+                          f"number > 0 in metric units, got {effect!r}")
+    check_looks(looks, "params.yaml: `seed_plan.looks`")
+    if alpha is not None and (not _is_number(alpha) or not 0 < alpha < 1):
+        raise ParamsError(f"params.yaml: `seed_plan.alpha` must be null (report.alpha) or in (0, 1), got {alpha!r}")
+
+
+def check_looks(looks: Any, what: str) -> list[int]:
+    """``looks`` (seed counts at which the seed rounds decide) as a list; :class:`ParamsError` unless they are
+    integers of at least 2, strictly increasing (the last is the cap)."""
+    if (not isinstance(looks, list) or not looks or not all(_is_int(n) for n in looks) or looks[0] < 2
+            or any(b <= a for a, b in zip(looks, looks[1:]))):
+        raise ParamsError(f"{what} must be increasing seed counts of at least 2 (the last is the cap), got {looks!r}")
+    return list(looks)

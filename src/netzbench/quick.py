@@ -63,6 +63,9 @@ def prepare(target: Path, repo: Path | None = None, profile: dict | None = None)
     if "search" in profile:  # a search selects on validation: the graph task needs a validation set of its own
         params["search"] = dict(profile["search"])
         params["protocol_overrides"] = {**(params.get("protocol_overrides") or {}), "graph_split": "80_10_10"}
+    for block in ("controls", "seed_plan"):  # what `netzbench controls` and `netzbench seeds` read
+        if block in profile:
+            params[block] = {**params.get(block, {}), **profile[block]}
     params["report"]["rank_exclude"] = []
     params["report"].pop("rank_tasks", None)
     (target / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False), encoding="utf-8")
@@ -103,8 +106,8 @@ def _run(cmd: list[str], cwd: Path, env: dict, *, stream: bool = False) -> None:
 #: ``netzbench quick --questions``: the profile with a search of two learning rates (the same candidates for
 #: every model: tuning-budget curves), then structure controls and seed rounds, then the report again
 QUESTIONS = {"search": {"space": {"lr": [0.01, 0.003]}, "method": "grid"},
-             "controls": ["karate", "synthetic_triangles"], "control_models": ["GCN", "GraphSAGE"],
-             "target_effect": 0.02, "looks": "3,5"}
+             "controls": {"tasks": ["karate", "synthetic_triangles"], "models": ["GCN", "GraphSAGE"]},
+             "seed_plan": {"target_effect": 0.02, "looks": [3, 5]}}
 
 
 def run_quick(target: str | os.PathLike = ".netzbench/quick", questions: bool = False) -> dict:
@@ -114,16 +117,14 @@ def run_quick(target: str | os.PathLike = ".netzbench/quick", questions: bool = 
         if shutil.which(tool, path=env(Path(target))["PATH"]) is None:
             raise RuntimeError(f"`{tool}` is not on PATH: the quick profile runs the DVC pipeline")
     t0 = time.perf_counter()
-    profile = {**PROFILE, "search": QUESTIONS["search"]} if questions else PROFILE
+    profile = {**PROFILE, **QUESTIONS} if questions else PROFILE
     target = prepare(Path(target).resolve(), profile=profile)
     log.info(f"quick profile: {len(PROFILE['tasks'])} tasks x {len(PROFILE['models'])} models x "
              f"{len(PROFILE['seeds'])} seeds in {target}")
     _run(["dvc", "repro"], target, env(target), stream=True)
-    if questions:
-        models = [arg for m in QUESTIONS["control_models"] for arg in ("--models", m)]
-        _run(["netzbench", "controls", *QUESTIONS["controls"], *models], target, env(target), stream=True)
-        _run(["netzbench", "seeds", "--target-effect", str(QUESTIONS["target_effect"]), "--looks", QUESTIONS["looks"]],
-             target, env(target), stream=True)
+    if questions:  # both read their blocks of the workspace's params.yaml (QUESTIONS)
+        _run(["netzbench", "controls"], target, env(target), stream=True)
+        _run(["netzbench", "seeds"], target, env(target), stream=True)
         _run(["netzbench", "report"], target, env(target), stream=True)  # section 14 from what they wrote
     seconds = time.perf_counter() - t0
     log.info(f"quick profile: done in {seconds:.0f} s; read {target / 'reports/REPORT.md'}")

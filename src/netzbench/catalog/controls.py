@@ -23,9 +23,9 @@ from pathlib import Path
 import numpy as np
 
 from ..graphs.layout import SEEDS, read_meta, save_arrays, seed_file, task_arrays, write_meta
+from ..params import CONTROL_KINDS as CONTROLS
 from .standin import both_ways, random_pairs
 
-CONTROLS = ("no_edges", "rewired", "random_graph")
 FAMILIES = ("node_cls", "graph_cls", "graph_reg")
 #: swaps per edge of the rewiring (Milo et al. 2003 use about this many for a well-mixed null)
 SWAPS_PER_EDGE = 10
