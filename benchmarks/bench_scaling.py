@@ -68,10 +68,12 @@ def main() -> None:
                 params = make_params(tasks=["karate"], models=[model], seeds=[0])
                 plan = plan_cell("scaling", model, params, task_dir=task_dir, quiet=True)
                 job = plan.jobs[0]
-                runs = probe_jobs([with_epochs(job, 1), with_epochs(job, 1), with_epochs(job, 3)], timeout_s=3600)[1:]
-                if len(runs) < 2 or any(r.get("status") != "ok" for r in runs):
-                    cells.append(f"failed: {next((r.get('error') for r in runs if r.get('status') != 'ok'), '?')[:40]}")
+                results = probe_jobs([with_epochs(job, 1), with_epochs(job, 1), with_epochs(job, 3)], timeout_s=3600)
+                bad = [r for r in results if r.get("status") != "ok"]
+                if bad or len(results) < 3:  # the warm-up epoch's failure too (a first epoch out of memory)
+                    cells.append(f"failed: {((bad[0].get('error') if bad else None) or 'no result')[:60]}")
                     break
+                runs = results[1:]
                 per_epoch = max(1e-9, (runs[1]["seconds"] - runs[0]["seconds"]) / 2)
                 peak = max(r["peak_rss_mb"] for r in runs) / 1024
                 points.append((n_edges, per_epoch, peak))

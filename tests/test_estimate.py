@@ -115,3 +115,17 @@ def test_the_command_prints_the_estimate(karate, monkeypatch, tmp_path):
     assert {(c["task"], c["model"]) for c in result["cells"]} == {("karate", "GCN"), ("karate", "GraphSAGE")}
     bad = CliRunner().invoke(main, ["estimate", "karatee", "--params", str(path)])
     assert bad.exit_code == 2 and "karate" in bad.output  # the typo is named, with the closest task
+
+
+def test_a_probe_reports_its_own_peak_memory_not_its_parents():
+    """Linux carries ``ru_maxrss`` over fork and exec: a probe started by a 400 MB parent (the estimate
+    after writing a large stand-in) must still report only what it used itself."""
+    import subprocess
+    import sys
+
+    held = bytearray(400 * 1024 * 1024)
+    held[::4096] = b"\x01" * len(held[::4096])  # touch every page: resident
+    code = "from netzbench.run.probe import _peak_mb; print(_peak_mb())"
+    child = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+    assert 1 < child < 200, child
+    del held

@@ -2,7 +2,7 @@
 
 ``netzbench estimate`` runs a cell's first job for 1 epoch to warm the process, then for 1 and for k
 epochs, and reads the cost of a seed off the difference: ``t(E) = t(1) + (E - 1) * (t(k) - t(1)) / (k - 1)``. A fresh interpreter per
-cell makes the peak resident memory (``ru_maxrss``) that cell's and nothing else's: a pool worker
+cell makes the peak resident memory (``VmHWM``) that cell's and nothing else's: a pool worker
 holds one seed at a time, with the same torch and data loaded. The jobs come pickled on stdin
 (:func:`probe_jobs` writes them); one JSON line per job comes back on stdout. Nothing is cached: a
 probe's few epochs are not a seed's result.
@@ -27,7 +27,17 @@ def with_epochs(job: Job, epochs: int) -> Job:
 
 
 def _peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
+    """This process's peak resident memory (MB). Linux keeps ``ru_maxrss`` across fork and exec, so a probe
+    started by a large parent (the estimate after writing a stand-in) would report the parent's size:
+    ``VmHWM``, the high-water mark of this process's own address space, where the kernel has it."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0  # kB
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux, bytes on macOS
 
 
 def main() -> None:  # pragma: no cover - run as a subprocess by probe_jobs (its tests go through it)
