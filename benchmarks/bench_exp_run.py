@@ -50,12 +50,22 @@ def main() -> None:
     cmd = ["dvc", "exp", "run", "-S", f"tasks=[{args.tasks}]", "-S", f"seeds=[{args.seeds}]",
            "-S", f"models=[{args.models}]"]
     t0 = time.perf_counter()
-    done = subprocess.run(cmd, cwd=target, env=environ, capture_output=True, text=True)
+    # streamed, each line stamped as it arrives: a stage lasts from its "Running stage" line to the next
+    proc = subprocess.Popen(cmd, cwd=target, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, bufsize=1)
+    lines = [(time.perf_counter() - t0, line.rstrip("\n")) for line in proc.stdout]
+    proc.wait()
     wall = time.perf_counter() - t0
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
-    out = done.stdout + done.stderr
+    out = "\n".join(line for _, line in lines)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{out[-6000:]}")
     ran = [line for line in out.splitlines() if line.startswith("Running stage")]
+    starts = [(t, line.split("'")[1]) for t, line in lines if line.startswith("Running stage")]
+    ends = [t for t, _ in starts[1:]] + [wall]
+    print("| stage | s (its line to the next stage's; the last to the end) |\n|---|---:|")
+    print(f"| before the first stage | {starts[0][0] if starts else wall:.1f} |")
+    for (t, name), end in zip(starts, ends):
+        print(f"| {name} | {end - t:.1f} |")
     train = training_wall(target / "metrics")
     print(f"# fresh clone of {REPO.name} at {target}: {' '.join(cmd)}")
     print(f"wall {wall:.1f} s, training wall {train:.1f} s, {len(ran)} stages ran "
