@@ -18,7 +18,7 @@ import yaml
 from click.testing import CliRunner
 
 from netzbench.cli import main
-from netzbench.params import DEFAULTS, MAX_NODES, ParamsError, _FREE_KEYS, load_params, merge, read_yaml, undo_hint, validate
+from netzbench.params import DEFAULTS, ParamsError, _FREE_KEYS, load_params, merge, read_yaml, undo_hint, validate
 
 from helpers import REPO, make_params, write_package
 
@@ -378,7 +378,7 @@ def test_other_shapes_that_would_hurt_are_refused(tmp_path, text, message):
 
 
 def test_the_real_params_are_far_below_every_limit():
-    from netzbench.params_file import _Loader, _expanded_size
+    from netzbench.params_file import MAX_NODES, _Loader, _expanded_size
 
     loader = _Loader((REPO / "params.yaml").read_bytes())
     values, depth = _expanded_size(loader.get_single_node(), "params.yaml")

@@ -105,6 +105,9 @@ def test_the_command_reads_the_controls_block_and_its_arguments_win(tmp_path, mo
               "controls": {"tasks": ["karate", "mutag"], "models": ["GCN"], "kinds": ["rewired"]}}
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
     r = CliRunner()
+    from netzbench.params import CONTROL_KINDS
+
+    assert tuple(next(p for p in main.commands["controls"].params if p.name == "kinds").type.choices) == CONTROL_KINDS
     assert r.invoke(main, ["controls"]).exit_code == 0
     assert calls[-1] == (["karate", "mutag"], ["GCN"], ("rewired",))
     assert r.invoke(main, ["controls", "cora", "--models", "MLP", "--control", "no_edges"]).exit_code == 0

@@ -42,13 +42,14 @@ COMMANDS = {"train": "train", "candidate": "train", "sweep": "train", "protocols
             "warm": "process", "estimate": "process", "repro": "e2e", "exp": "e2e"}
 
 
+#: the token types the scan reads
+_KEPT = (tokenize.NAME, tokenize.STRING, tokenize.OP)
+
+
 def _tokens(source: str) -> tuple[set[str], set[str]]:
     """(names, CLI commands) in ``source``: every NAME token, and the first string of each
     ``invoke(..., [...])`` call's argument list."""
     return _scan([t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type in _KEPT])
-
-
-_KEPT = (tokenize.NAME, tokenize.STRING, tokenize.OP)
 
 
 def _scan(toks: list) -> tuple[set[str], set[str]]:

@@ -251,6 +251,7 @@ def seeds(target_effect: float | None, looks: str | None, alpha: float | None, p
 @click.argument("tasks", nargs=-1)
 @click.option("--models", "only", multiple=True,
               help="Models to train on the controls (repeatable) [default: controls.models, else the roster].")
+# params.CONTROL_KINDS, spelt out: importing params here would add it to every command's start (tested equal)
 @click.option("--control", "kinds", multiple=True, type=click.Choice(["no_edges", "rewired", "random_graph"]),
               help="Controls to run (repeatable) [default: controls.kinds, all three].")
 @click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")

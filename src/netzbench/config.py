@@ -77,27 +77,19 @@ def check_names(params: dict, *, import_models: bool = False, source: str = "par
     def fail(msg: str):
         raise ParamsError(f"{source}: {msg}{undo_hint(source)}")
 
-    for task in params["tasks"]:
-        try:
-            get_task(task)
-        except UnknownTaskError as exc:
-            fail(f"`tasks`: {exc}")
     names = [*params["models"], *([params["model"]] if params["model"] else [])]
-    for model in names:
-        try:
-            _model_exists(model, import_models)
-        except ModelError as exc:
-            fail(f"`models`/`model`: {exc}")
-    for task in params["controls"]["tasks"]:
-        try:
-            get_task(task)
-        except UnknownTaskError as exc:
-            fail(f"`controls.tasks`: {exc}")
-    for model in params["controls"]["models"] or []:
-        try:
-            _model_exists(model, import_models)
-        except ModelError as exc:
-            fail(f"`controls.models`: {exc}")
+    for key, tasks in (("`tasks`", params["tasks"]), ("`controls.tasks`", params["controls"]["tasks"])):
+        for task in tasks:
+            try:
+                get_task(task)
+            except UnknownTaskError as exc:
+                fail(f"{key}: {exc}")
+    for key, models in (("`models`/`model`", names), ("`controls.models`", params["controls"]["models"] or [])):
+        for model in models:
+            try:
+                _model_exists(model, import_models)
+            except ModelError as exc:
+                fail(f"{key}: {exc}")
     catalogue = (sorted(TASKS), "a task of the catalogue or `custom_tasks`")
     # rank_tasks/rank_exclude may name tasks not in `tasks` (narrowing `tasks` needs no edit there), but a
     # name no task has is a typo: both are checked alike, as every key naming a task or model is

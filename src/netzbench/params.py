@@ -21,11 +21,13 @@ from typing import Any
 
 from .errors import ParamsError
 from .families import TASK_TYPES
-from .params_file import MAX_BYTES, MAX_DEPTH, MAX_NODES, read_yaml  # noqa: F401 (the package reads params through here)
+from .params_file import read_yaml
 from .protocol import BY_NAME as SWITCHES
 from .protocol import PROTOCOLS
 
 FAMILIES = tuple(sorted(TASK_TYPES))
+#: the structure controls ``netzbench controls`` trains on (:mod:`netzbench.catalog.controls` builds them)
+CONTROL_KINDS = ("no_edges", "rewired", "random_graph")
 
 DEFAULTS: dict[str, Any] = {
     "tasks": [],
@@ -52,7 +54,7 @@ DEFAULTS: dict[str, Any] = {
     "exec": {"workers": None, "device": "auto", "threads": 1, "timeout_s": None, "max_rss_gb": None,
              "executor": "local", "ray_address": None, "arithmetic": "portable", "warm_s": 60},
     "data": {"mirror": None, "on_missing": "skip"},
-    "controls": {"tasks": [], "models": None, "kinds": ["no_edges", "rewired", "random_graph"]},
+    "controls": {"tasks": [], "models": None, "kinds": list(CONTROL_KINDS)},
     "seed_plan": {"target_effect": None, "looks": [3, 5, 10, 20], "alpha": None},
     "report": {
         "alpha": 0.05,
@@ -89,8 +91,6 @@ EXECUTORS = ("local", "ray", "inprocess")
 ARITHMETIC = ("native", "portable")
 #: hyperparameters the inner search may vary
 SEARCHABLE = ("lr", "weight_decay", "hidden_channels")
-#: the structure controls ``netzbench controls`` trains on (:mod:`netzbench.catalog.controls` builds them)
-CONTROL_KINDS = ("no_edges", "rewired", "random_graph")
 
 __all__ = ["DEFAULTS", "ParamsError", "check_name", "load_params", "merge", "read_yaml", "unsafe_name", "validate"]
 
