@@ -10,11 +10,12 @@ before it, would pass ``--memory-gb`` (default: 90 % of this machine's) is not r
 so: there the model stops fitting, full batch. The growth column is the log-log slope of the time per
 epoch between the two largest sizes run (1: linear in the edges).
 
-Full batch only: neighbour-sampled training is not in netzbench yet (issue 29), so there is no sampled
-column to measure.
+``--sampling`` measures the same with ``train.sampling: {mode: neighbour}`` (fanouts 15/10, 1024 training
+nodes per step, evaluation on the full graph): an epoch is then one pass over the training nodes (half of
+them here) in mini-batches, plus the exact full-graph evaluation.
 
 Usage: ``.venv/bin/python benchmarks/bench_scaling.py [--models GCN GAT GraphSAGE GraphTransformer]
-[--edges 1e4 1e5 1e6 1e7]`` on an idle machine (1e7 edges takes minutes per model).
+[--edges 1e4 1e5 1e6 1e7] [--sampling]`` on an idle machine (1e7 edges takes minutes per model).
 """
 
 from __future__ import annotations
@@ -44,11 +45,14 @@ def main() -> None:
     ap.add_argument("--degree", type=float, default=5.0)
     ap.add_argument("--features", type=int, default=100)
     ap.add_argument("--memory-gb", type=float, default=None)
+    ap.add_argument("--sampling", action="store_true", help="neighbour-sampled training (train.sampling)")
     args = ap.parse_args()
+    sampling = {"sampling": {"mode": "neighbour", "min_edges": 0}} if args.sampling else {}
     limit = args.memory_gb or 0.9 * machine_memory_gb()
     scratch = Path(tempfile.mkdtemp(prefix="netzbench-scaling-"))
     os.environ["NETZBENCH_CACHE_DIR"] = str(scratch / "cache")
-    print(f"full batch, node classification, {args.features} features, {args.degree:g} pairs per node, "
+    mode = "neighbour-sampled (15/10, 1024 per step)" if args.sampling else "full batch"
+    print(f"{mode}, node classification, {args.features} features, {args.degree:g} pairs per node, "
           f"1 thread; memory limit {limit:.0f} GB\n")
     print("| model | " + " | ".join(f"{e:.0e} edges: s/epoch, GB" for e in args.edges) + " | growth |")
     print("|---|" + "---:|" * len(args.edges) + "---:|")
@@ -65,7 +69,7 @@ def main() -> None:
                 task_dir = scratch / f"g{n_edges}"
                 if not task_dir.exists():
                     write_standin(task_dir, "scaling", "node_cls", size, epochs=3)
-                params = make_params(tasks=["karate"], models=[model], seeds=[0])
+                params = make_params(tasks=["karate"], models=[model], seeds=[0], train=sampling)
                 plan = plan_cell("scaling", model, params, task_dir=task_dir, quiet=True)
                 job = plan.jobs[0]
                 results = probe_jobs([with_epochs(job, 1), with_epochs(job, 1), with_epochs(job, 3)], timeout_s=3600)

@@ -125,7 +125,7 @@ def test_a_probe_reports_its_own_peak_memory_not_its_parents():
 
     held = bytearray(400 * 1024 * 1024)
     held[::4096] = b"\x01" * len(held[::4096])  # touch every page: resident
-    code = "from netzbench.run.probe import _peak_mb; print(_peak_mb())"
+    code = "from netzbench.training.seed import peak_rss_mb; print(peak_rss_mb())"
     child = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
     assert 1 < child < 200, child
     del held

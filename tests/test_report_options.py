@@ -341,9 +341,31 @@ def test_section_1_gives_the_batch_sizes_the_cells_trained_with():
              "old": {"metric": "test_mae", "direction": "lower", "family": "graph_reg"}}
     rep = BenchmarkReport.from_json(BenchmarkReport([0], hist, tasks=tasks, cells=cells).to_json())
     settings = batch_settings(rep)
-    assert settings == {"full": ["node"], "mini": [(16, "graph classification")], "unrecorded": ["graph regression"]}
+    assert settings == {"full": ["node"], "sampled": [], "mini": [(16, "graph classification")],
+                        "unrecorded": ["graph regression"]}
     assert render("protocol", "batch_text", batches=settings) == [
         "full batch for node-level tasks, shuffled mini-batches of 16 (graph classification) graphs, "
         "batch size not recorded (graph regression)"]
     settings = batch_settings(rep.subset(tasks=["n"]))
     assert render("protocol", "batch_text", batches=settings) == ["full batch for node-level tasks"]
+
+
+def test_section_1_says_which_levels_trained_neighbour_sampled():
+    from netzbench.report import BenchmarkReport
+    from netzbench.report.markdown.protocol import batch_settings
+    from netzbench.report.markdown.templating import render
+
+    drawn = {"train": "neighbour", "eval": "full", "fanouts": [15, 10], "batch_size": 1024}
+    seeds = {"big": [drawn, drawn], "small": [{"train": "full"}, {"train": "full"}], "mixed": [drawn, {"train": "full"}]}
+    hist = {t: {"A": [{"test_acc": [0.5]}, {"test_acc": [0.6]}]} for t in seeds}
+    cells = {t: {"A": {"hyperparameters": {"lr": 0.01}, "batch_size": None,
+                       "seeds": {str(i): {"status": "ok", "sampling": w} for i, w in enumerate(ways)}}}
+             for t, ways in seeds.items()}
+    tasks = {t: {"metric": "test_acc", "family": "node_cls"} for t in seeds}
+    rep = BenchmarkReport.from_json(BenchmarkReport([0, 1], hist, tasks=tasks, cells=cells).to_json())
+    assert batch_settings(rep.subset(tasks=["big"]))["full"] == []
+    assert batch_settings(rep.subset(tasks=["small"]))["sampled"] == []
+    settings = batch_settings(rep)
+    assert settings["full"] == ["node"] and settings["sampled"] == [("node", "15/10", 1024)]
+    assert render("protocol", "batch_text", batches=batch_settings(rep.subset(tasks=["big"]))) == [
+        "neighbour-sampled mini-batches for node-level tasks (15/10 neighbours per hop, 1024 targets per step)"]

@@ -176,7 +176,7 @@ def _task_dir(task: Task, seeds: list[int], data_root: Path, params: dict) -> Pa
 
 #: params.yaml keys -> the run_benchmark argument that sets them (for error messages)
 _ARGUMENTS = {"train.epochs": "epochs", "train.hidden_channels": "hidden_channels", "seeds": "seeds",
-              "train.param_budget": "param_budget", "train.node_split": "node_split",
+              "train.param_budget": "param_budget", "train.node_split": "node_split", "train.sampling": "sampling",
               "exec.threads": "threads", "exec.workers": "workers", "exec.executor": "executor",
               "search": "search", "protocol": "protocol", "train.": "lr", "tasks": "tasks", "models": "models"}
 
@@ -215,7 +215,7 @@ def run_benchmark(category: str | None = None, models: dict | None = None, seeds
                   tasks: Iterable[Task | str] | None = None, task_type: str | None = None,
                   only: Iterable[str] | None = None, epochs: int | dict[str, int] | None = None,
                   search: dict | None = None, *, hidden_channels: int = 64, lr: dict | None = None,
-                  param_budget: int | None = None, node_split: str = "public",
+                  param_budget: int | None = None, node_split: str = "public", sampling: dict | None = None,
                   data_root: str | Path = "data", mirror: str | None = None, threads: int = 1,
                   executor: str = "inprocess", workers: int | None = None, progress: bool = True,
                   arithmetic: str = "native",
@@ -224,8 +224,9 @@ def run_benchmark(category: str | None = None, models: dict | None = None, seeds
 
     ``epochs`` overrides every task's budget (an int) or some of them (a
     mapping task -> int). ``lr`` maps a family to ``(lr, weight_decay)``.
-    ``param_budget`` and ``node_split`` are ``train.param_budget`` and
-    ``train.node_split`` of ``params.yaml``.
+    ``param_budget``, ``node_split`` and ``sampling`` (keys of the block to change, e.g.
+    ``{"mode": "neighbour"}``) are ``train.param_budget``, ``train.node_split`` and
+    ``train.sampling`` of ``params.yaml``.
     ``search`` is a ``params.yaml``-style search block; ``protocol`` and
     ``protocol_overrides`` as in ``params.yaml`` (:mod:`netzbench.protocol`). ``executor`` is
     ``inprocess`` (default), ``local`` (worker processes) or ``ray``; models
@@ -267,7 +268,7 @@ def run_benchmark(category: str | None = None, models: dict | None = None, seeds
         if given is not None:
             overrides[t.name] = given
     train = {"hidden_channels": hidden_channels, "param_budget": param_budget, "node_split": node_split,
-             "epochs": overrides, **_optimisers(lr)}
+             "sampling": sampling or {}, "epochs": overrides, **_optimisers(lr)}
     in_memory = any(spec is not None for _, spec in resolved.values())
     params = _validated(merge(DEFAULTS, {
         "tasks": [t.name for t in task_list], "models": list(resolved), "seeds": seeds, "train": train,

@@ -43,6 +43,7 @@ DEFAULTS: dict[str, Any] = {
         "param_budget": None,
         "node_split": "public",
         "eval_every": 1,
+        "sampling": {"mode": "auto", "min_edges": 4_000_000, "fanouts": [15, 10], "batch_size": 1024, "eval": "full"},
         "node_cls": {"lr": 0.01, "weight_decay": 5e-4},
         "graph_cls": {"lr": 0.001, "weight_decay": 0.0},
         "graph_reg": {"lr": 0.001, "weight_decay": 0.0},
@@ -85,6 +86,8 @@ AGGREGATIONS = ("uniform", "reliability", "hierarchical", "custom")
 POSTHOC_METHODS = ("nemenyi", "wilcoxon_holm")
 BASELINE_MODES = ("separate", "include")
 NODE_SPLITS = ("public", "random")
+#: ``train.sampling``'s modes and evaluations (training/sampling.py holds the same tuples)
+SAMPLING_MODES, SAMPLING_EVALS = ("auto", "full", "neighbour"), ("full", "sampled")
 ON_MISSING = ("skip", "fail")
 DEVICES = ("auto", "cpu", "cuda")
 EXECUTORS = ("local", "ray", "inprocess")
@@ -208,6 +211,24 @@ def _check_sections(params: dict, spec: dict = DEFAULTS, where: tuple[str, ...] 
             _check_sections(value, default, path)
 
 
+def validate_sampling(block: dict) -> None:
+    """``train.sampling``: mode, eval, a threshold >= 0, fanouts (one per hop, each >= 1), a batch size >= 1."""
+    for key, choices in (("mode", SAMPLING_MODES), ("eval", SAMPLING_EVALS)):
+        if block.get(key) not in choices:
+            raise ParamsError(f"params.yaml: `train.sampling.{key}` must be one of {list(choices)}, "
+                              f"got {block.get(key)!r}{closest(block.get(key), choices)}")
+    if not _is_int(block.get("min_edges")) or block["min_edges"] < 0:
+        raise ParamsError("params.yaml: `train.sampling.min_edges` must be an integer >= 0 (message-passing edges "
+                          f"at which mode auto samples), got {block.get('min_edges')!r}")
+    fanouts = block.get("fanouts")
+    if not isinstance(fanouts, list) or not fanouts or not all(_is_int(f) and f >= 1 for f in fanouts):
+        raise ParamsError("params.yaml: `train.sampling.fanouts` must be a non-empty list of integers >= 1 "
+                          f"(neighbours per node, one per hop), got {fanouts!r}")
+    if not _is_int(block.get("batch_size")) or block["batch_size"] < 1:
+        raise ParamsError(f"params.yaml: `train.sampling.batch_size` must be an integer >= 1, got "
+                          f"{block.get('batch_size')!r}")
+
+
 def validate(params: dict) -> dict:
     """Check every value's type and range; return ``params`` (defaults merged)."""
     _check_sections(params)
@@ -248,6 +269,7 @@ def validate(params: dict) -> dict:
     eval_every = train["eval_every"]
     if not _is_int(eval_every) or eval_every <= 0:
         raise ParamsError(f"params.yaml: `train.eval_every` must be a positive integer, got {eval_every!r}")
+    validate_sampling(train["sampling"])
     for family in FAMILIES:
         opt = train[family]
         lr = opt.get("lr")

@@ -13,7 +13,8 @@ train stages depend on them.
 
 Choices both protocols share (and the reference makes too) are not switches:
 seeded, shuffled mini-batches of 32 graphs (graph classification) and 64
-(graph regression), full-batch Adam for node- and link-level tasks, the
+(graph regression), full-batch Adam for node- and link-level tasks (below
+``train.sampling``'s threshold, which no published task reaches), the
 models' reference configurations, the epoch budgets of ``params.yaml``.
 """
 

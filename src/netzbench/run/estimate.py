@@ -39,7 +39,7 @@ from ..graphs.layout import read_meta
 from ..paths import CACHE_ENV
 from .execute import workers
 from .plan import pipeline_cells, plan_cell
-from .probe import probe_jobs, with_epochs
+from .probe import probe_jobs, with_epochs, with_sampling
 
 log = logging.getLogger(__name__)
 
@@ -136,6 +136,8 @@ def _probe_cell(plans: list, dirs_edges, full_edges, k: int, timeout_s: float | 
     points_t, points_m = [], []
     for plan, (_, edges) in zip(plans, dirs_edges):
         job = plan.jobs[0]
+        if full_edges is not None and samples(job.spec["hp"], full_edges):
+            job = with_sampling(job)  # the whole graph trains sampled (mode auto): so does its smaller stand-in
         epochs = int(job.spec["hp"]["epochs"])
         # a first epoch warms the process (first-call allocations, kernel set-up) as a pool worker is warm
         # after its first seed; the two timed runs come after it
@@ -156,15 +158,23 @@ def _probe_cell(plans: list, dirs_edges, full_edges, k: int, timeout_s: float | 
     return extrapolate(points_t, full_edges), extrapolate(points_m, full_edges), None
 
 
-def _fit(peak: float, concurrent: int, cap: float | None, machine: float) -> str | None:
-    """Why a seed of ``peak`` GB does not fit (None: it does), with what would make it fit."""
+def samples(hp: dict, pairs: int) -> bool:
+    """Whether a node or link cell of ``hp`` trains neighbour-sampled on a graph of ``pairs`` undirected pairs
+    (``train.sampling``: its threshold counts message-passing edges, both directions)."""
+    setting = hp.get("sampling") or {}
+    return setting.get("mode") == "neighbour" or (setting.get("mode") == "auto" and 2 * pairs >= setting["min_edges"])
+
+
+def _fit(peak: float, concurrent: int, cap: float | None, machine: float, hint: str = "") -> str | None:
+    """Why a seed of ``peak`` GB does not fit (None: it does), with what would make it fit (``hint``: another
+    way, appended where the seed is larger than the machine)."""
     if cap is not None and peak > cap:
         return f"a seed needs about {peak:.1f} GB, over exec.max_rss_gb = {cap:g}: raise it (the machine has {machine:.0f} GB)" \
             if peak < machine else f"a seed needs about {peak:.1f} GB: more than exec.max_rss_gb = {cap:g} and " \
                                    f"this machine's {machine:.0f} GB; it needs a machine with at least {peak:.0f} GB"
     if peak > machine:
         return f"a seed needs about {peak:.1f} GB, this machine has {machine:.0f} GB: it needs a machine with at " \
-               f"least {math.ceil(peak)} GB"
+               f"least {math.ceil(peak)} GB{hint}"
     if concurrent * peak > machine:
         fits = max(1, int(machine // peak))
         return f"{concurrent} seeds at once need about {concurrent * peak:.1f} GB, this machine has {machine:.0f} GB: " \
@@ -224,7 +234,10 @@ def estimate_plan(params: dict, tasks: list[str] | None = None, *, data_root: st
                     continue
                 cell.seconds_per_seed, cell.peak_gb = seconds, peak
                 concurrent = min(n_workers, len(todo))
-                cell.reason = _fit(peak, concurrent, cap, machine)
+                hp = plan.jobs[0].spec["hp"]
+                hint = "" if "sampling" not in hp or samples(hp, full_edges or 0) else \
+                    ", or train it neighbour-sampled (train.sampling.mode: neighbour)"
+                cell.reason = _fit(peak, concurrent, cap, machine, hint)
                 timeout = params["exec"].get("timeout_s")
                 if cell.reason is None and timeout is not None and seconds > timeout:
                     cell.reason = f"a seed takes about {seconds:.0f} s, over exec.timeout_s = {timeout:g}: raise it"

@@ -60,6 +60,8 @@ def resolve_hparams(params: dict, family: str, epochs: int) -> dict:
     hp["param_budget"] = None if budget is None else int(budget)  # set: hidden_channels is ignored (per-seed width)
     if family == "node_cls":  # the split matters to node classification only
         hp["node_split"] = str(train.get("node_split", "public"))
+    if family in ("node_cls", "link_pred"):  # graph-level tasks batch by graph (a knowledge graph ignores it)
+        hp["sampling"] = {k: (list(v) if isinstance(v, list) else v) for k, v in train["sampling"].items()}
     return hp
 
 

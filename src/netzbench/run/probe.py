@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import json
 import pickle
-import resource
 import subprocess
 import sys
 from dataclasses import replace
 
+from ..training.seed import peak_rss_mb
 from .job import Job
 
 
@@ -26,18 +26,10 @@ def with_epochs(job: Job, epochs: int) -> Job:
     return replace(job, spec={**job.spec, "hp": hp}, timeout_s=None)
 
 
-def _peak_mb() -> float:
-    """This process's peak resident memory (MB). Linux keeps ``ru_maxrss`` across fork and exec, so a probe
-    started by a large parent (the estimate after writing a stand-in) would report the parent's size:
-    ``VmHWM``, the high-water mark of this process's own address space, where the kernel has it."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024.0  # kB
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux, bytes on macOS
+def with_sampling(job: Job) -> Job:
+    """``job`` trained neighbour-sampled (``train.sampling.mode: neighbour``, its other settings as planned)."""
+    hp = {**job.spec["hp"], "sampling": {**job.spec["hp"]["sampling"], "mode": "neighbour"}}
+    return replace(job, spec={**job.spec, "hp": hp})
 
 
 def main() -> None:  # pragma: no cover - run as a subprocess by probe_jobs (its tests go through it)
@@ -47,7 +39,7 @@ def main() -> None:  # pragma: no cover - run as a subprocess by probe_jobs (its
     for job in jobs:
         result = run_seed(job.placed(0), on_epoch=lambda epoch: None)
         line = {"status": result.get("status"), "error": result.get("error"), "seconds": result.get("seconds"),
-                "epochs": job.spec["hp"]["epochs"], "peak_rss_mb": _peak_mb()}
+                "epochs": job.spec["hp"]["epochs"], "peak_rss_mb": peak_rss_mb()}
         sys.stdout.write(json.dumps(line) + "\n")
         sys.stdout.flush()
 

@@ -1,8 +1,9 @@
 """The optimisation loop every family shares, and the model inputs it feeds.
 
 One epoch is one pass over the family's batches (full batch for node- and
-link-level tasks: one optimiser step; shuffled mini-batches of graphs for
-graph-level tasks); at every evaluated epoch the loop records ``train_loss``
+link-level tasks: one optimiser step, or neighbour-sampled mini-batches where
+``train.sampling`` applies, :mod:`.sampling`; shuffled mini-batches of graphs
+for graph-level tasks); at every evaluated epoch the loop records ``train_loss``
 (the mean over the epoch's batches, weighted by batch size) and the family's
 validation and held-out series (``<split>_<metric>``), under
 ``torch.inference_mode``.
@@ -52,6 +53,8 @@ class Hyper:
     eval_every: int = 1
     param_budget: int | None = None  # set: the width is chosen per model to fit it (training/budget.py)
     node_split: str = "public"  # node classification: public | random (training/node.py)
+    #: node- and link-level: train.sampling (training/sampling.py); None = full batch
+    sampling: dict | None = None
 
 
 @dataclass
@@ -65,6 +68,8 @@ class FitResult:
     split: dict | None = None
     #: where held-out positives reached training (:mod:`.leakage`): channel names, empty when nowhere
     leakage: list[str] = field(default_factory=list)
+    #: whether training (and evaluation) sampled neighbourhoods (:func:`.sampling.applied`); None where it cannot
+    sampling: dict | None = None
 
 
 def fit(model: torch.nn.Module, hp: Hyper, step: Callable[[object], torch.Tensor],

@@ -34,13 +34,14 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..graphs.edges import undirected_pairs
+from ..graphs.edges import message_passing_graph, undirected_pairs
 from ..graphs.features import (IDENTITY_LIMIT, identity_features, laplacian_eigenvectors, log_degree_features,
                                structural_features)
 from ..models.heuristics import training_adjacency
 from ..protocol import BY_NAME
 from . import metrics as M
-from .fit import (FitResult, Hyper, check_output, distinct_values, fit, is_constant, maybe_sparse, model_graph,
+from . import sampling as S
+from .fit import (FitResult, Hyper, check_output, distinct_values, fit, is_constant, maybe_adjacency, maybe_sparse,
                   num_nodes)
 from .heuristic import score_heuristic
 from .leakage import held_out_leaks, pair_ids
@@ -153,8 +154,12 @@ def train_link_pred(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on_
         result.baseline["test_constant_mrr"] = M.chance_mrr(RANKING_CANDIDATES)
         return result
     model = model.to(device)
+    x_dense = x
     x = maybe_sparse(model, x)
-    mp_edges = model_graph(model, mp_edges, n)
+    mp_edges = message_passing_graph(mp_edges, n)
+    plan = S.plan(hp.sampling, model, mp_edges, n, seed)
+    # what model_graph gives; not built where nothing passes messages over the whole graph
+    mp_edges = maybe_adjacency(model, mp_edges, n) if plan is None or not plan.sampled_eval else None
     neg_rng = split_rng(seed, "train_negatives")
     eval_sets = {}
     for name, h in held.items():
@@ -174,16 +179,35 @@ def train_link_pred(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on_
         fixed = torch.as_tensor(sample_negative_pairs(n, taken, n_pos, neg_rng), dtype=torch.long).to(device)
     leakage = _leakage(arrays, split, protocol, None if fixed is None else fixed.cpu().numpy(), trained=True)
 
-    def step(_batch):
-        neg = fixed if fixed is not None else \
+    def negatives():
+        return fixed if fixed is not None else \
             torch.as_tensor(sample_negative_pairs(n, split.all_pair_ids, n_pos, neg_rng), dtype=torch.long).to(device)
-        z = model(x, mp_edges)
-        scores = model.score(z, torch.cat([tp, neg], dim=1))
-        check_output(scores, (2 * n_pos,), "one score per node pair: [num_pairs]")
-        return F.binary_cross_entropy_with_logits(scores, train_labels)
+
+    what = "one score per node pair: [num_pairs]"
+    batches = None
+    if plan is None:
+        def step(_batch):
+            neg = negatives()
+            z = model(x, mp_edges)
+            scores = model.score(z, torch.cat([tp, neg], dim=1))
+            check_output(scores, (2 * n_pos,), what)
+            return F.binary_cross_entropy_with_logits(scores, train_labels)
+    else:
+        def batches():  # one epoch: this epoch's negatives, positives and negatives chunked alike
+            neg = negatives()
+            return [((tp[:, c], neg[:, c]), 2 * len(c)) for c in plan.train_chunks(n_pos)]
+
+        def step(batch):
+            pairs = torch.cat(batch, dim=1)
+            targets, local = torch.unique(pairs.cpu(), return_inverse=True)  # the pairs' endpoints, once each
+            z = plan.forward(x_dense, targets, device)
+            scores = model.score(z, local.to(device))
+            check_output(scores, (pairs.shape[1],), what)
+            labels = torch.cat([torch.ones(batch[0].shape[1]), torch.zeros(batch[1].shape[1])]).to(device)
+            return F.binary_cross_entropy_with_logits(scores, labels)
 
     def evaluate():
-        z = model(x, mp_edges)
+        z = model(x, mp_edges) if plan is None or not plan.sampled_eval else plan.inference(x_dense, device)
         row = {}
         for name, (pairs, labels, m, cand) in eval_sets.items():
             s = _score_pairs(model, z, pairs)
@@ -197,7 +221,8 @@ def train_link_pred(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on_
                 row["test_distinct"] = distinct_values(s)
         return row
 
-    result = fit(model, hp, step, evaluate, on_epoch)
+    result = fit(model, hp, step, evaluate, on_epoch, **({} if batches is None else {"batches": batches}))
+    result.sampling = S.applied(plan)
     result.baseline = {"test_constant_auc": 0.5, "test_constant_mrr": M.chance_mrr(RANKING_CANDIDATES)}
     result.split, result.leakage = design, leakage
     return result

@@ -7,7 +7,10 @@ import torch
 import torch.nn.functional as F
 
 from . import metrics as M
-from .fit import FitResult, Hyper, check_output, distinct_values, features, fit, is_constant, maybe_sparse, model_graph
+from . import sampling as S
+from ..graphs.edges import message_passing_graph
+from .fit import (FitResult, Hyper, check_output, distinct_values, features, fit, is_constant, maybe_adjacency,
+                  maybe_sparse)
 from .splits import random_node_split, stratified_node_split
 
 #: ``train.node_split``: public = the task's own split; random = per-seed 20/30-per-class splits for every task
@@ -53,16 +56,34 @@ def train_node_cls(build, arrays: dict, seed: int, hp: Hyper, split: str, device
     train_m, val_m, test_m = (m.to(device) for m in node_masks(split, arrays, seed, hp.node_split))
     num_classes = int(y.max()) + 1
     model = build(x.shape[1], hp.hidden_channels, num_classes).to(device)
+    n, x_dense = x.shape[0], x
     x = maybe_sparse(model, x)
-    edge_index = model_graph(model, edge_index, x.shape[0])
+    mp_edges = message_passing_graph(edge_index, n)
+    what = "one row of class logits per node: [num_nodes, num_classes]"
+    plan = S.plan(hp.sampling, model, mp_edges, n, seed)
+    # what model_graph gives; not built where nothing passes messages over the whole graph
+    graph = maybe_adjacency(model, mp_edges, n) if plan is None or not plan.sampled_eval else None
+    del mp_edges  # the sampler keeps its own sorted copy
+    batches = None
+    if plan is None:
+        def step(_batch):
+            out = model(x, graph)
+            check_output(out, (n, num_classes), what)
+            return F.cross_entropy(out[train_m], y[train_m])
+    else:
+        train_nodes = torch.nonzero(train_m.cpu()).reshape(-1)
 
-    def step(_batch):
-        out = model(x, edge_index)
-        check_output(out, (x.shape[0], num_classes), "one row of class logits per node: [num_nodes, num_classes]")
-        return F.cross_entropy(out[train_m], y[train_m])
+        def batches():
+            return [(train_nodes[c], len(c)) for c in plan.train_chunks(len(train_nodes))]
+
+        def step(batch):
+            out = plan.forward(x_dense, batch, device)
+            check_output(out, (len(batch), num_classes), what)
+            return F.cross_entropy(out, y[batch.to(device)])
 
     def evaluate():
-        out = model(x, edge_index)
+        out = model(x, graph) if plan is None or not plan.sampled_eval else plan.inference(x_dense, device)
+        check_output(out, (n, num_classes), what)
         row = {}
         for name, m in (("val", val_m), ("test", test_m)):
             row[f"{name}_acc"] = M.accuracy(out[m], y[m])
@@ -73,7 +94,8 @@ def train_node_cls(build, arrays: dict, seed: int, hp: Hyper, split: str, device
         row["test_distinct"] = distinct_values(predicted)  # classes predicted: 1 iff test_constant
         return row
 
-    result = fit(model, hp, step, evaluate, on_epoch)
+    result = fit(model, hp, step, evaluate, on_epoch, **({} if batches is None else {"batches": batches}))
+    result.sampling = S.applied(plan)
     result.baseline = {"test_majority_acc": majority_share(y[test_m])}
     result.split = {"redrawn": split_redrawn(split, arrays, hp.node_split), "n_train": int(train_m.sum()),
                     "n_test": int(test_m.sum())}

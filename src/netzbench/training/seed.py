@@ -22,8 +22,17 @@ def set_seed(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def _peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux reports KiB
+def peak_rss_mb() -> float:
+    """This process's own peak resident memory (MB): ``VmHWM``, not ``ru_maxrss``, which Linux carries
+    over fork and exec (a worker forked from a large parent would report the parent's size)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0  # kB
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux, bytes on macOS
 
 
 def fit_seed(spec, family: str, split: str, arrays: dict, seed: int, hp: dict, device="cpu",
@@ -74,10 +83,11 @@ def fit_seed(spec, family: str, split: str, arrays: dict, seed: int, hp: dict, d
         "seconds": time.perf_counter() - t0,
         "num_params": fit.num_params,
         "hidden_channels": widths[-1] if widths else None,
-        "peak_rss_mb": _peak_rss_mb(),
+        "peak_rss_mb": peak_rss_mb(),
         "baseline": fit.baseline,
         "split": fit.split,
         "leakage": list(fit.leakage),
+        **({} if fit.sampling is None else {"sampling": fit.sampling}),
     }
 
 

@@ -64,10 +64,11 @@ def optimiser_settings(report, train: dict) -> list[str]:
 
 
 def batch_settings(report) -> dict:
-    """How the trained cells batched, from their run records' ``batch_size``: ``full`` (the levels trained
-    full batch: ``node``, ``link``), ``mini`` (``(graphs per step, family name)``) and ``unrecorded`` (the
-    families whose records predate the field)."""
-    full, mini, unrecorded = [], [], []
+    """How the trained cells batched, from their run records' ``batch_size`` and their seeds' ``sampling``:
+    ``full`` (the levels trained full batch: ``node``, ``link``), ``sampled`` (``(level, fanouts, targets per
+    step)`` of the levels with neighbour-sampled seeds), ``mini`` (``(graphs per step, family name)``) and
+    ``unrecorded`` (the families whose records predate the field)."""
+    full, sampled, mini, unrecorded = [], [], [], []
     for fam in ("node_cls", "graph_cls", "graph_reg", "link_pred"):
         cells = [c for t in report.tasks if report.task_info[t].family == fam
                  for c in report.cells.get(t, {}).values() if c.get("hyperparameters")]
@@ -75,10 +76,16 @@ def batch_settings(report) -> dict:
         if cells and not sizes:
             unrecorded.append(family_name(fam))
         elif sizes == {None}:
-            full.append(fam.split("_")[0])
+            level = fam.split("_")[0]
+            ways = [(s.get("sampling") or {}) for c in cells for s in c.get("seeds", {}).values()
+                    if s.get("status") == "ok"]
+            drawn = sorted({(tuple(w["fanouts"]), w["batch_size"]) for w in ways if w.get("train") == "neighbour"})
+            if not drawn or any(w.get("train") != "neighbour" for w in ways):
+                full.append(level)
+            sampled.extend((level, "/".join(map(str, fan)), size) for fan, size in drawn)
         else:
             mini.extend((size, family_name(fam)) for size in sorted(v for v in sizes if v is not None))
-    return {"full": full, "mini": mini, "unrecorded": unrecorded}
+    return {"full": full, "sampled": sampled, "mini": mini, "unrecorded": unrecorded}
 
 
 def _task_bits(report, overrides: dict) -> list[tuple[str, list[str]]]:
