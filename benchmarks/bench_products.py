@@ -6,16 +6,16 @@ features from :mod:`netzbench.catalog.standin`), with ogbn-products' split propo
 1.6 % validation, the rest test: 196,615 / 39,323 / 2,213,091 nodes), then trains each model for
 ``--epochs`` epochs with ``train.sampling: {mode: neighbour, fanouts: [15, 10], batch_size: 1024}``,
 each in a fresh process (its own peak memory, ``VmHWM``; address space capped at ``--memory-gb`` so
-an allocation past it fails that model, not the machine). Evaluation is ``full`` (exact, the whole
-graph at once) where ``--full-eval`` names the model, else ``sampled`` (every node on a sampled
-neighbourhood, in chunks): a full forward pass of an attention model keeps per-edge, per-head
-tensors, 124 M edges x heads floats each, which does not fit in 24 GB.
+an allocation past it fails that model, not the machine). Evaluation is ``--eval``: ``layerwise`` (the
+default: exact, one layer at a time over ranges of nodes), ``full`` (exact, the whole graph at once: a
+full forward pass of an attention model keeps per-edge, per-head tensors, 124 M edges x heads floats
+each, which does not fit in 24 GB) or ``sampled`` (every node on a sampled neighbourhood, in chunks).
 
 Prints, per model: seconds for the epoch(s) (training and evaluation), the process's peak memory, the
 test accuracy, the run record's ``sampling``.
 
 Usage: ``.venv/bin/python benchmarks/bench_products.py [--models GCN GraphSAGE GraphTransformer GAT]
-[--scale 1.0]`` on an idle machine (``--scale 0.01`` for a quick look at a graph a hundredth the size).
+[--eval layerwise] [--scale 1.0]`` on an idle machine (``--scale 0.01`` for a quick look at a graph a hundredth the size).
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def child(path: str, model: str, epochs: int, evaluation: str, memory_gb: float)
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", nargs="+", default=["GCN", "GraphSAGE", "GraphTransformer", "GAT"])
-    ap.add_argument("--full-eval", nargs="*", default=["GCN", "GraphSAGE"])
+    ap.add_argument("--eval", default="layerwise", choices=["layerwise", "full", "sampled"])
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--memory-gb", type=float, default=22.0)
@@ -106,7 +106,7 @@ def main() -> None:
         print("| model | evaluation | seconds (epochs: training + evaluation) | peak memory | test acc | status |")
         print("|---|---|---:|---:|---:|---|", flush=True)
         for model in args.models:
-            evaluation = "full" if model in args.full_eval else "sampled"
+            evaluation = args.eval
             cmd = [sys.executable, __file__, "--memory-gb", str(args.memory_gb), "--child", str(path), model,
                    evaluation, str(args.epochs)]
             proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})

@@ -11,8 +11,8 @@ so: there the model stops fitting, full batch. The growth column is the log-log 
 epoch between the two largest sizes run (1: linear in the edges).
 
 ``--sampling`` measures the same with ``train.sampling: {mode: neighbour}`` (fanouts 15/10, 1024 training
-nodes per step, evaluation on the full graph): an epoch is then one pass over the training nodes (half of
-them here) in mini-batches, plus the exact full-graph evaluation.
+nodes per step, exact layer-wise evaluation, the default ``eval``): an epoch is then one pass over the
+training nodes (half of them here) in mini-batches, plus the evaluation of every node layer by layer.
 
 Usage: ``.venv/bin/python benchmarks/bench_scaling.py [--models GCN GAT GraphSAGE GraphTransformer]
 [--edges 1e4 1e5 1e6 1e7] [--sampling]`` on an idle machine (1e7 edges takes minutes per model).

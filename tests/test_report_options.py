@@ -355,8 +355,10 @@ def test_section_1_says_which_levels_trained_neighbour_sampled():
     from netzbench.report.markdown.protocol import batch_settings
     from netzbench.report.markdown.templating import render
 
-    drawn = {"train": "neighbour", "eval": "full", "fanouts": [15, 10], "batch_size": 1024}
-    seeds = {"big": [drawn, drawn], "small": [{"train": "full"}, {"train": "full"}], "mixed": [drawn, {"train": "full"}]}
+    drawn = {"train": "neighbour", "eval": "layerwise", "fanouts": [15, 10], "batch_size": 1024}
+    approx = {**drawn, "eval": "sampled"}
+    seeds = {"big": [drawn, drawn], "small": [{"train": "full"}, {"train": "full"}], "mixed": [drawn, {"train": "full"}],
+             "approx": [approx]}
     hist = {t: {"A": [{"test_acc": [0.5]}, {"test_acc": [0.6]}]} for t in seeds}
     cells = {t: {"A": {"hyperparameters": {"lr": 0.01}, "batch_size": None,
                        "seeds": {str(i): {"status": "ok", "sampling": w} for i, w in enumerate(ways)}}}
@@ -366,6 +368,10 @@ def test_section_1_says_which_levels_trained_neighbour_sampled():
     assert batch_settings(rep.subset(tasks=["big"]))["full"] == []
     assert batch_settings(rep.subset(tasks=["small"]))["sampled"] == []
     settings = batch_settings(rep)
-    assert settings["full"] == ["node"] and settings["sampled"] == [("node", "15/10", 1024)]
+    assert settings["full"] == ["node"]
+    assert settings["sampled"] == [("node", "15/10", 1024, "layerwise"), ("node", "15/10", 1024, "sampled")]
     assert render("protocol", "batch_text", batches=batch_settings(rep.subset(tasks=["big"]))) == [
-        "neighbour-sampled mini-batches for node-level tasks (15/10 neighbours per hop, 1024 targets per step)"]
+        "neighbour-sampled mini-batches for node-level tasks (15/10 neighbours per hop, 1024 targets per step, "
+        "evaluated exactly layer by layer)"]
+    assert render("protocol", "batch_text", batches=batch_settings(rep.subset(tasks=["approx"])))[0].endswith(
+        "(15/10 neighbours per hop, 1024 targets per step, evaluated on sampled neighbourhoods: approximate)")

@@ -9,7 +9,7 @@ import torch
 
 from netzbench.errors import ParamsError, RecordError
 from netzbench.models.registry import resolve_model
-from netzbench.params import DEFAULTS, SAMPLING_EVALS, SAMPLING_MODES, merge, validate
+from netzbench.params import DEFAULTS, merge, validate
 from netzbench.records import validate_record
 from netzbench.run.plan import resolve_hparams
 from netzbench.training import sampling as S
@@ -56,11 +56,6 @@ def _geometric(seed: int, n: int = 300, radius: float = 0.12) -> dict:
     pos = rng.random((n, 2)).astype(np.float32)
     i, j = np.nonzero(np.triu(np.linalg.norm(pos[:, None] - pos[None], axis=-1) < radius, 1))
     return {"x": pos, "edge_index": np.stack([i, j]).astype(np.int64), "num_nodes": np.asarray(n)}
-
-
-def test_modes_and_evaluations_are_the_ones_params_checks():
-    assert S.MODES == SAMPLING_MODES and S.EVALS == SAMPLING_EVALS
-    assert S.DEFAULT == DEFAULTS["train"]["sampling"]
 
 
 def test_auto_samples_from_the_threshold_on_full_never_neighbour_always():
@@ -157,6 +152,64 @@ def test_sampled_evaluation_scores_the_same_subgraphs_every_epoch():
     hp = {**HP, "lr": 1e-12, "weight_decay": 0.0, "epochs": 3, "sampling": {**NEIGHBOUR, "eval": "sampled"}}
     res = fit_seed(resolve_model("GCN"), "node_cls", "stratified_per_seed_50_25_25", arrays, 0, hp)
     assert len(set(res["history"]["val_acc"])) == 1
+
+
+@pytest.mark.parametrize("model", ["GCN", "GAT", "GraphSAGE", "GraphTransformer"])
+def test_layerwise_inference_is_the_full_graph_forward_pass(model):
+    """Exact: every node's output equals the whole-graph forward pass to float rounding, over ranges
+    small enough that most neighbours lie in another range (and one node alone exceeds the budget)."""
+    from netzbench.graphs.edges import message_passing_graph
+    from netzbench.training.fit import maybe_adjacency
+    from netzbench.models import encoders
+    from netzbench.models.adapters import NodeModel
+    from netzbench.training.layerwise import layerwise_inference, target_ranges
+
+    torch.manual_seed(0)
+    n = 300
+    edges = message_passing_graph(torch.cat([_graph(n, 6, seed=2), torch.stack([torch.arange(1, 80),
+                                                                                  torch.zeros(79, dtype=torch.long)])], 1), n)
+    net = NodeModel(getattr(encoders, model)(16, 8, 5)).eval()  # node 0 has 79+ in-edges: a range of its own
+    x = torch.randn(n, 16)
+    sampler = S.NeighbourSampler(edges, n, [5], S.generator(0, 0))
+    ranges = target_ranges(sampler.rowptr, 40)
+    assert ranges[0] == (0, 1) and ranges[-1][1] == n and len(ranges) > 20
+    assert all(b > a for a, b in ranges) and all(r[1] == q[0] for r, q in zip(ranges, ranges[1:]))
+    with torch.no_grad():
+        full = net(x, maybe_adjacency(net, edges, n))
+    layered = layerwise_inference(net, x, sampler.rowptr, sampler.sources, "cpu", budget=40)
+    assert layered.shape == full.shape
+    torch.testing.assert_close(layered, full, rtol=1e-4, atol=1e-5)
+    assert not torch.equal(layered[:, 0], layered[:, 1])  # not a degenerate all-same output
+
+
+def test_layerwise_evaluation_is_recorded_and_falls_back_to_full_for_other_encoders():
+    arrays = _sbm(5)
+    split = "stratified_per_seed_50_25_25"
+    hp = {**HP, "epochs": 3, "sampling": {**NEIGHBOUR, "eval": "layerwise"}}
+    layered = fit_seed(resolve_model("GraphSAGE"), "node_cls", split, arrays, 0, hp)
+    exact = fit_seed(resolve_model("GraphSAGE"), "node_cls", split, arrays, 0, {**hp, "sampling": NEIGHBOUR})
+    assert layered["sampling"]["eval"] == "layerwise" and exact["sampling"]["eval"] == "full"
+    for key in ("val_acc", "test_acc"):  # the same trained model scored exactly both ways
+        assert layered["history"][key] == exact["history"][key]
+    mlp = fit_seed(resolve_model("MLP"), "node_cls", split, arrays, 0, hp)
+    assert mlp["sampling"]["eval"] == "full"
+
+
+def test_a_subclass_that_rewrites_forward_is_not_evaluated_layerwise():
+    from netzbench.models.adapters import NodeModel
+    from netzbench.models.encoders import GCN
+    from netzbench.training.layerwise import layerwise_ready
+
+    class Skip(GCN):
+        def forward(self, x, edge_index):
+            return super().forward(x, edge_index) + x[:, :self.conv2.out_channels]
+
+    class Wider(GCN):
+        pass
+
+    assert layerwise_ready(NodeModel(GCN(4, 4, 4))) and layerwise_ready(NodeModel(Wider(4, 4, 4)))
+    assert not layerwise_ready(NodeModel(Skip(4, 4, 4)))
+    assert not layerwise_ready(GCN(4, 4, 4))  # no adapter around it
 
 
 def _params(**sampling):

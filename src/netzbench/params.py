@@ -43,7 +43,7 @@ DEFAULTS: dict[str, Any] = {
         "param_budget": None,
         "node_split": "public",
         "eval_every": 1,
-        "sampling": {"mode": "auto", "min_edges": 4_000_000, "fanouts": [15, 10], "batch_size": 1024, "eval": "full"},
+        "sampling": {"mode": "auto", "min_edges": 4_000_000, "fanouts": [15, 10], "batch_size": 1024, "eval": "layerwise"},
         "node_cls": {"lr": 0.01, "weight_decay": 5e-4},
         "graph_cls": {"lr": 0.001, "weight_decay": 0.0},
         "graph_reg": {"lr": 0.001, "weight_decay": 0.0},
@@ -87,7 +87,7 @@ POSTHOC_METHODS = ("nemenyi", "wilcoxon_holm")
 BASELINE_MODES = ("separate", "include")
 NODE_SPLITS = ("public", "random")
 #: ``train.sampling``'s modes and evaluations (training/sampling.py holds the same tuples)
-SAMPLING_MODES, SAMPLING_EVALS = ("auto", "full", "neighbour"), ("full", "sampled")
+SAMPLING_MODES, SAMPLING_EVALS = ("auto", "full", "neighbour"), ("full", "layerwise", "sampled")
 ON_MISSING = ("skip", "fail")
 DEVICES = ("auto", "cpu", "cuda")
 EXECUTORS = ("local", "ray", "inprocess")
@@ -209,6 +209,15 @@ def _check_sections(params: dict, spec: dict = DEFAULTS, where: tuple[str, ...] 
             raise ParamsError(f"params.yaml: `{'.'.join(path)}` must be a mapping, got {got}")
         elif path not in _FREE_KEYS:
             _check_sections(value, default, path)
+
+
+def sampling_applies(setting: dict | None, num_edges: int) -> bool:
+    """Whether a graph of ``num_edges`` message-passing (directed) edges trains neighbour-sampled under
+    ``train.sampling`` = ``setting`` (None: a graph-level task, full batch)."""
+    if not setting:
+        return False
+    mode = setting.get("mode", "full")
+    return mode == "neighbour" or (mode == "auto" and num_edges >= int(setting["min_edges"]))
 
 
 def validate_sampling(block: dict) -> None:

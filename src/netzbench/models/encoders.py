@@ -33,7 +33,18 @@ def input_dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
     return torch.sparse_csr_tensor(x.crow_indices(), x.col_indices(), F.dropout(x.values(), p, True), x.shape)
 
 
-class GCN(nn.Module):
+class TwoLayers:
+    """Two message-passing layers, ``conv1`` then ``conv2``, with ``hidden_activation`` between
+    (dropout aside): offered to exact layer-wise inference (:mod:`netzbench.training.layerwise`)."""
+
+    hidden_activation = staticmethod(F.relu)
+
+    def inference_layers(self) -> list:
+        """The message-passing layers in order, each with the activation after it."""
+        return [(self.conv1, self.hidden_activation), (self.conv2, None)]
+
+
+class GCN(TwoLayers, nn.Module):
     r"""Kipf & Welling (2017): :math:`H' = \hat D^{-1/2}\hat A\hat D^{-1/2} H W`, twice, ReLU between.
 
     Reference configuration: two layers, no dropout.
@@ -61,7 +72,7 @@ class GCN(nn.Module):
         return self.conv2(x, edge_index)
 
 
-class GAT(nn.Module):
+class GAT(TwoLayers, nn.Module):
     r"""Veličković et al. (2018): attention-weighted neighbourhood averages.
 
     :math:`h_i' = \Vert_{k=1}^{K} \sigma(\sum_j \alpha^k_{ij} W^k h_j)` with
@@ -75,6 +86,7 @@ class GAT(nn.Module):
     node_encoder = True
     sparse_input = True  # first op is a linear map: a sparse CSR x is used as is
     sparse_adjacency = True  # attention sums as per-head spmm on a CSR adjacency (models/fused.py)
+    hidden_activation = staticmethod(F.elu)
 
     def __init__(self, in_channels: int, hidden_channels: int, out_channels: int,
                  heads: int = 8, dropout: float = 0.6):
@@ -94,7 +106,7 @@ class GAT(nn.Module):
         return self.conv2(x, edge_index)
 
 
-class GraphSAGE(nn.Module):
+class GraphSAGE(TwoLayers, nn.Module):
     r"""Hamilton et al. (2017): :math:`h_i' = W_1 h_i + W_2\,\mathrm{mean}_{j\in N(i)} h_j`.
 
     Reference configuration: two layers, mean aggregation, ReLU, dropout 0.5.
@@ -121,7 +133,7 @@ class GraphSAGE(nn.Module):
         return self.conv2(x, edge_index)
 
 
-class GraphTransformer(nn.Module):
+class GraphTransformer(TwoLayers, nn.Module):
     r"""Shi et al. (2021), TransformerConv: scaled dot-product attention over neighbours.
 
     :math:`h_i' = W_s h_i + \sum_j \mathrm{softmax}_j\big((W_q h_i)^\top (W_k h_j)/\sqrt{c}\big) W_v h_j`.

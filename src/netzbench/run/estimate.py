@@ -36,6 +36,7 @@ from ..catalog.sizes import size_of
 from ..catalog.standin import describe, edges_of, scale_for, scaled, write_standin
 from ..catalog.table import get_dataset, get_task
 from ..graphs.layout import read_meta
+from ..params import sampling_applies
 from ..paths import CACHE_ENV
 from .execute import workers
 from .plan import pipeline_cells, plan_cell
@@ -161,8 +162,7 @@ def _probe_cell(plans: list, dirs_edges, full_edges, k: int, timeout_s: float | 
 def samples(hp: dict, pairs: int) -> bool:
     """Whether a node or link cell of ``hp`` trains neighbour-sampled on a graph of ``pairs`` undirected pairs
     (``train.sampling``: its threshold counts message-passing edges, both directions)."""
-    setting = hp.get("sampling") or {}
-    return setting.get("mode") == "neighbour" or (setting.get("mode") == "auto" and 2 * pairs >= setting["min_edges"])
+    return sampling_applies(hp.get("sampling"), 2 * pairs)
 
 
 def _fit(peak: float, concurrent: int, cap: float | None, machine: float, hint: str = "") -> str | None:

@@ -159,7 +159,7 @@ def train_link_pred(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on_
     mp_edges = message_passing_graph(mp_edges, n)
     plan = S.plan(hp.sampling, model, mp_edges, n, seed)
     # what model_graph gives; not built where nothing passes messages over the whole graph
-    mp_edges = maybe_adjacency(model, mp_edges, n) if plan is None or not plan.sampled_eval else None
+    mp_edges = maybe_adjacency(model, mp_edges, n) if plan is None or not plan.infers else None
     neg_rng = split_rng(seed, "train_negatives")
     eval_sets = {}
     for name, h in held.items():
@@ -207,7 +207,7 @@ def train_link_pred(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on_
             return F.binary_cross_entropy_with_logits(scores, labels)
 
     def evaluate():
-        z = model(x, mp_edges) if plan is None or not plan.sampled_eval else plan.inference(x_dense, device)
+        z = model(x, mp_edges) if plan is None or not plan.infers else plan.inference(x_dense, device)
         row = {}
         for name, (pairs, labels, m, cand) in eval_sets.items():
             s = _score_pairs(model, z, pairs)

@@ -62,7 +62,7 @@ def train_node_cls(build, arrays: dict, seed: int, hp: Hyper, split: str, device
     what = "one row of class logits per node: [num_nodes, num_classes]"
     plan = S.plan(hp.sampling, model, mp_edges, n, seed)
     # what model_graph gives; not built where nothing passes messages over the whole graph
-    graph = maybe_adjacency(model, mp_edges, n) if plan is None or not plan.sampled_eval else None
+    graph = maybe_adjacency(model, mp_edges, n) if plan is None or not plan.infers else None
     del mp_edges  # the sampler keeps its own sorted copy
     batches = None
     if plan is None:
@@ -82,7 +82,7 @@ def train_node_cls(build, arrays: dict, seed: int, hp: Hyper, split: str, device
             return F.cross_entropy(out, y[batch.to(device)])
 
     def evaluate():
-        out = model(x, graph) if plan is None or not plan.sampled_eval else plan.inference(x_dense, device)
+        out = model(x, graph) if plan is None or not plan.infers else plan.inference(x_dense, device)
         check_output(out, (n, num_classes), what)
         row = {}
         for name, m in (("val", val_m), ("test", test_m)):

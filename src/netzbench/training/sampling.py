@@ -14,11 +14,13 @@ its receptive field; a sample is never larger than
 :math:`|B|\,(1 + f_0 + f_0 f_1 + \dots)` nodes, whatever the graph's size.
 
 Every draw comes from one ``torch.Generator`` seeded from the run seed, so a
-seed's history is the same twice. Evaluation stays full-graph and exact
-(``eval: full``), or, for a graph whose full forward pass does not fit,
-runs over sampled neighbourhoods of every node in chunks (``eval: sampled``:
-an approximation, drawn from its own fixed stream so every epoch scores the
-same subgraphs). Which applied is in every seed's record (``sampling``).
+seed's history is the same twice. Evaluation stays exact: layer by layer
+over all neighbourhoods (``eval: layerwise``, :mod:`netzbench.training.layerwise`;
+an encoder without layers to offer evaluates full) or the whole graph at
+once (``eval: full``); or it runs over sampled neighbourhoods of every node
+in chunks (``eval: sampled``: an approximation, drawn from its own fixed
+stream so every epoch scores the same subgraphs). Which applied is in every
+seed's record (``sampling``).
 
 ``mode: auto`` samples a graph with at least ``min_edges`` message-passing
 (directed) edges; ``full`` never samples; ``neighbour`` always does (node
@@ -32,22 +34,14 @@ from typing import Callable
 
 import torch
 
-#: ``train.sampling.mode`` and ``train.sampling.eval`` (params.py holds the same tuples)
-MODES = ("auto", "full", "neighbour")
-EVALS = ("full", "sampled")
+from .layerwise import layerwise_inference, layerwise_ready
+from ..params import DEFAULTS, SAMPLING_EVALS as EVALS, SAMPLING_MODES as MODES, sampling_applies as applies
+
 #: the resolved block a run record's hyperparameters carry (``train.sampling`` of params.yaml)
-DEFAULT = {"mode": "auto", "min_edges": 4_000_000, "fanouts": [15, 10], "batch_size": 1024, "eval": "full"}
+DEFAULT = DEFAULTS["train"]["sampling"]
 
 #: stream offsets of the sampler's generators (kept apart from every other seeded draw)
 _TRAIN_STREAM, _EVAL_STREAM = 0x5A3D, 0x5A3E
-
-
-def applies(setting: dict | None, num_edges: int) -> bool:
-    """Whether a graph with ``num_edges`` message-passing edges trains sampled under ``setting``."""
-    if not setting:
-        return False
-    mode = setting.get("mode", "full")
-    return mode == "neighbour" or (mode == "auto" and num_edges >= int(setting["min_edges"]))
 
 
 def generator(seed: int, stream: int) -> torch.Generator:
@@ -130,17 +124,26 @@ class NeighbourSampler:
 class SampledPlan:
     """How one seed trains and evaluates sampled: the samplers over the message-passing graph ``edges``
     (a ``[2, E]`` edge index of ``num_nodes`` nodes, :func:`netzbench.graphs.edges.message_passing_graph`)
-    and the model they feed."""
+    and the model they feed. ``eval`` is the evaluation that applies: ``layerwise`` asked of a model
+    without :func:`layerwise_ready` layers evaluates ``full``."""
 
     def __init__(self, setting: dict, model, edges: torch.Tensor, num_nodes: int, seed: int):
         from .fit import maybe_adjacency
 
         self.model, self.num_nodes, self.seed = model, num_nodes, seed
-        self.batch_size, self.sampled_eval = int(setting["batch_size"]), setting["eval"] == "sampled"
-        self.setting = setting
+        self.batch_size, self.setting = int(setting["batch_size"]), setting
+        self.eval_mode = setting["eval"]
+        if self.eval_mode == "layerwise" and not layerwise_ready(model):
+            self.eval_mode = "full"
         self.train = NeighbourSampler(edges, num_nodes, setting["fanouts"], generator(seed, _TRAIN_STREAM))
         self.eval = self.train.with_generator(generator(seed, _EVAL_STREAM))
+        self._eval_seed = self.eval.gen.initial_seed()  # every evaluation restarts the eval stream here
         self.graph = lambda local_edges, n: maybe_adjacency(model, local_edges, n)
+
+    @property
+    def infers(self) -> bool:
+        """Whether evaluation runs through :meth:`inference` (else the model on the whole graph)."""
+        return self.eval_mode != "full"
 
     def train_chunks(self, count: int) -> list[torch.Tensor]:
         """One epoch's batches: positions ``0..count-1`` shuffled from the training stream, in chunks."""
@@ -151,8 +154,11 @@ class SampledPlan:
         return sampled_forward(self.model, x, self.train, targets, self.graph, device)
 
     def inference(self, x: torch.Tensor, device) -> torch.Tensor:
-        """Every node's row from sampled neighbourhoods, the same ones at every evaluation (``eval: sampled``)."""
-        self.eval.gen.manual_seed(generator(self.seed, _EVAL_STREAM).initial_seed())
+        """Every node's row: exact, layer by layer (``eval: layerwise``), or from sampled neighbourhoods,
+        the same ones at every evaluation (``eval: sampled``)."""
+        if self.eval_mode == "layerwise":
+            return layerwise_inference(self.model, x, self.train.rowptr, self.train.sources, device)
+        self.eval.gen.manual_seed(self._eval_seed)
         return sampled_inference(self.model, x, self.eval, self.batch_size, self.graph, device)
 
 
@@ -166,10 +172,10 @@ def plan(setting: dict | None, model, edges: torch.Tensor, num_nodes: int, seed:
 
 def applied(plan: SampledPlan | None) -> dict:
     """What a seed's record says (``sampling``): ``{"train": "full"}``, or ``{"train": "neighbour",
-    "eval": "full" | "sampled", "fanouts": [...], "batch_size": b}``."""
+    "eval": "full" | "layerwise" | "sampled", "fanouts": [...], "batch_size": b}``."""
     if plan is None:
         return {"train": "full"}
-    return {"train": "neighbour", "eval": plan.setting["eval"], "fanouts": list(plan.train.fanouts),
+    return {"train": "neighbour", "eval": plan.eval_mode, "fanouts": list(plan.train.fanouts),
             "batch_size": plan.batch_size}
 
 

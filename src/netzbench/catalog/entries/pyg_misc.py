@@ -65,8 +65,10 @@ add_dataset(Dataset(
         "Amazon product co-purchasing network (OGB): 2,449,029 products, 61,859,140 undirected "
         "co-purchase edges, 100-d bag-of-words features, 47 sales categories; OGB's sales-ranking "
         "split as masks. Needs the optional 'ogb' package (pip install 'netzbench[ogb]'). Large: "
-        "the raw zip is ~1.4 GB and processing needs roughly 10 GB of memory; full-batch training "
-        "needs a large GPU."
+        "the raw zip is ~1.4 GB and processing needs roughly 10 GB of memory. Above train.sampling's threshold "
+        "(4 M message-passing edges) it trains on neighbour-sampled mini-batches and evaluates "
+        "exactly layer by layer: one epoch of each roster model fits in 24 GB on a CPU "
+        "(benchmarks/bench_products.py); full-batch training needs a large GPU."
     ),
     license="Amazon license (as listed by OGB); cite Hu et al. 2020 and Bhatia et al. 2016",
     citation="W. Hu et al., Open Graph Benchmark: Datasets for Machine Learning on Graphs, NeurIPS 2020",
@@ -88,8 +90,9 @@ add_dataset(Dataset(
         "that is the disjoint union of a k-nearest-neighbour graph per shape (256 points sampled "
         "per shape, k = 6, symmetrised), so it fits the single-graph layout unchanged. Node "
         "features: position, normal and the one-hot shape category (22); masks = nodes of the "
-        "canonical train/val/test shapes. About 4.3 M nodes and ~17 M edges: full-batch training "
-        "needs several GB of memory. The raw zip is ~0.7 GB."
+        "canonical train/val/test shapes. About 4.3 M nodes and ~17 M edges, above train.sampling's "
+        "threshold: it trains on neighbour-sampled mini-batches (full batch, set train.sampling.mode: "
+        "full, needs several GB of memory). The raw zip is ~0.7 GB."
     ),
     license="ShapeNet terms of use (non-commercial research and education); cite Yi et al. 2016 and Chang et al. 2015",
     citation=(

@@ -66,7 +66,7 @@ def optimiser_settings(report, train: dict) -> list[str]:
 def batch_settings(report) -> dict:
     """How the trained cells batched, from their run records' ``batch_size`` and their seeds' ``sampling``:
     ``full`` (the levels trained full batch: ``node``, ``link``), ``sampled`` (``(level, fanouts, targets per
-    step)`` of the levels with neighbour-sampled seeds), ``mini`` (``(graphs per step, family name)``) and
+    step, evaluation)`` of the levels with neighbour-sampled seeds), ``mini`` (``(graphs per step, family name)``) and
     ``unrecorded`` (the families whose records predate the field)."""
     full, sampled, mini, unrecorded = [], [], [], []
     for fam in ("node_cls", "graph_cls", "graph_reg", "link_pred"):
@@ -79,10 +79,11 @@ def batch_settings(report) -> dict:
             level = fam.split("_")[0]
             ways = [(s.get("sampling") or {}) for c in cells for s in c.get("seeds", {}).values()
                     if s.get("status") == "ok"]
-            drawn = sorted({(tuple(w["fanouts"]), w["batch_size"]) for w in ways if w.get("train") == "neighbour"})
+            drawn = sorted({(tuple(w["fanouts"]), w["batch_size"], w.get("eval", "full")) for w in ways
+                            if w.get("train") == "neighbour"})
             if not drawn or any(w.get("train") != "neighbour" for w in ways):
                 full.append(level)
-            sampled.extend((level, "/".join(map(str, fan)), size) for fan, size in drawn)
+            sampled.extend((level, "/".join(map(str, fan)), size, ev) for fan, size, ev in drawn)
         else:
             mini.extend((size, family_name(fam)) for size in sorted(v for v in sizes if v is not None))
     return {"full": full, "sampled": sampled, "mini": mini, "unrecorded": unrecorded}
