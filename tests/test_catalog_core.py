@@ -3,6 +3,8 @@
 import dataclasses
 import io
 import json
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -179,6 +181,26 @@ def test_karate_is_builtin(tmp_path):
     assert meta["counts"] == {"num_nodes": 34, "num_edges": 78, "num_features": 34, "num_classes": 4}
     arrays = layout.task_arrays(tmp_path / "data" / "karate", 0)
     assert "train_mask" not in arrays  # replaced by the per-seed stratified split
+
+
+def test_karate_is_the_graph_pyg_ships_without_importing_it():
+    """The arrays are PyG's KarateClub's, bit for bit (its training mask aside), and making them imports no
+    torch_geometric (a fetch stage of karate alone does not pay PyG's import)."""
+    from torch_geometric.datasets import KarateClub
+
+    from netzbench.catalog.loaders import karate
+    from netzbench.graphs.convert import single_graph_arrays
+
+    ours, counts = karate()
+    theirs = single_graph_arrays(KarateClub()[0])
+    theirs["y"] = theirs["y"].astype(np.int64)
+    assert sorted(ours) == sorted(k for k in theirs if not k.endswith("mask"))
+    for key, value in ours.items():
+        assert value.dtype == theirs[key].dtype and np.array_equal(value, theirs[key]), key
+    assert counts == {"num_nodes": 34, "num_edges": 78, "num_features": 34, "num_classes": 4}
+    code = "import sys; from netzbench.catalog.loaders import karate; karate(); print('torch_geometric' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
 
 
 def test_unknown_task_lists_choices():

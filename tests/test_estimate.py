@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from netzbench.catalog.data import fetch_task
 from netzbench.cli import main
-from netzbench.run.estimate import estimate_plan, extrapolate, render, seed_seconds
+from netzbench.run.estimate import estimate_plan, extrapolate, render, seed_seconds, stage_seconds
 from netzbench.run.execute import run_plans
 from netzbench.run.plan import plan_cell
 
@@ -30,6 +30,14 @@ def test_a_seed_costs_its_setup_and_each_epoch_as_the_probes_measured():
     assert seed_seconds(2.0, 3.0, 3, 100) == pytest.approx(1.5 + 100 * 0.5)
     assert seed_seconds(2.0, 3.0, 3, 1) == 2.0
     assert seed_seconds(2.0, 1.9, 3, 50) == 2.0  # noise that makes the longer probe faster: no negative epoch
+
+
+def test_a_stage_pools_every_cell_of_its_task_over_the_workers():
+    # two workers: 4 on one; 3, 1 and 2 on the other (free at 3, then 4); the last 1 on the first: 6
+    assert stage_seconds([[4.0], [3.0, 1.0], [2.0, 1.0]], 2) == pytest.approx(6.0)
+    assert stage_seconds([[4.0], [3.0, 1.0]], 1) == pytest.approx(8.0)  # one worker: the sum
+    assert stage_seconds([[5.0, 5.0]], 4) == pytest.approx(5.0)  # more workers than seeds
+    assert stage_seconds([], 2) == 0.0
 
 
 def test_extrapolation_is_linear_in_the_edges_and_never_below_what_was_measured():
@@ -54,13 +62,15 @@ def test_a_plan_with_one_cached_and_one_new_cell(karate):
     result = estimate_plan(params, data_root=data)
     gcn, sage = _cell(result, "karate", "GCN"), _cell(result, "karate", "GraphSAGE")
     assert gcn["status"] == "cached" and gcn["seeds_to_train"] == 0 and gcn["seeds_cached"] == 2
-    assert gcn["seconds_per_seed"] is None and gcn["wall_s"] == result["stage_overhead_s"]
+    assert gcn["seconds_per_seed"] is None and gcn["train_s"] == 0
     assert sage["status"] == "train" and sage["seeds_to_train"] == 2 and sage["epochs"] == 20
     assert 0 < sage["seconds_per_seed"] < 60 and 0.1 < sage["peak_gb"] < 8  # torch alone is a few hundred MB
     assert sage["basis"] == "data/karate"
     assert result["compute_s"] == pytest.approx(2 * sage["seconds_per_seed"])
-    assert result["wall_s"] == pytest.approx(gcn["wall_s"] + sage["wall_s"])  # workers: 1, seeds in turn
-    assert sage["wall_s"] == pytest.approx(2 * sage["seconds_per_seed"] + result["stage_overhead_s"])
+    assert sage["train_s"] == pytest.approx(2 * sage["seconds_per_seed"])
+    # one stage for the task (workers: 1, seeds in turn) and its fixed cost
+    assert result["stages"] == {"karate": pytest.approx(sage["train_s"] + result["stage_overhead_s"])}
+    assert result["wall_s"] == pytest.approx(result["stages"]["karate"])
     text = render(result)
     assert "karate  GCN" in text and "cached" in text and "2 seed run(s) to train" in text
     # --afresh: what a fresh clone pays, the cache notwithstanding (and the cache left as it was)
@@ -76,7 +86,7 @@ def test_a_cell_that_cannot_fit_says_why_and_what_would_make_it_fit(karate):
                          exec={"workers": 2, "max_rss_gb": 0.01})
     gcn = _cell(estimate_plan(capped, data_root=data), "karate", "GCN")
     assert gcn["status"] == "does_not_fit" and "exec.max_rss_gb = 0.01" in gcn["reason"]
-    assert gcn["peak_gb"] > 0.01 and gcn["wall_s"] == 0
+    assert gcn["peak_gb"] > 0.01 and gcn["train_s"] == 0
     small = make_params(tasks=["karate"], models=["GCN"], seeds=[0, 1], train={"epochs": {"karate": 5}},
                         exec={"workers": 2})
     peak = gcn["peak_gb"]

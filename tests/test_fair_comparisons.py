@@ -307,10 +307,9 @@ def test_defaults_and_the_budget_excludes_a_width_search(tmp_path):
         run_benchmark(models={"GCN": "GCN"}, tasks=["karate"], seeds=[0], param_budget=-1, progress=False)
 
 
-def test_both_are_dvc_params_of_the_train_and_candidate_stages():
-    stages = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
-    for params in (stages["train"]["params"], stages["candidate"]["do"]["params"]):
-        assert "train.param_budget" in params and "train.node_split" in params
+def test_both_are_dvc_params_of_the_train_stages():
+    params = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]["train"]["do"]["params"]
+    assert "train.param_budget" in params and "train.node_split" in params
 
 
 def test_report_shows_each_cells_width_under_a_budget(tmp_path):

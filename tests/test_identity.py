@@ -31,9 +31,9 @@ def _deps(stage: dict) -> list[str]:
 
 def test_dvc_yaml_deps_are_the_declared_identity():
     stages = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
-    assert sorted(_deps(stages["train"])) == sorted(identity.dvc_paths(identity.RESULT_CODE))
-    assert sorted(_deps(stages["candidate"]["do"])) == sorted(identity.dvc_paths(identity.RESULT_CODE))
-    assert "user_models" in stages["candidate"]["do"]["deps"]
+    assert set(stages) == {"fetch", "train", "report"}  # one train stage per task: roster and candidate
+    assert sorted(_deps(stages["train"]["do"])) == sorted(identity.dvc_paths(identity.RESULT_CODE))
+    assert "user_models" in stages["train"]["do"]["deps"]
     assert sorted(_deps(stages["report"])) == sorted(identity.dvc_paths(identity.REPORT_CODE))
 
 
@@ -153,7 +153,7 @@ CHECK = """
         f.write_bytes(original + %r)
         try:
             status = repo.status()
-            changed = sorted(s for s in status if s.startswith(("train@", "candidate@")))
+            changed = sorted(s for s in status if s.startswith("train@"))
             uncached = sum(len(plan_cell(t, m, params, role=r, model_args=a).jobs)
                            for t, m, r, a in cells)
         finally:
@@ -203,4 +203,4 @@ def test_the_hard_way_every_imported_module_edited_once(tmp_path):
     assert not wrong, "\n".join(wrong)
     result_files = [p for p, k in files.items() if k == "result"]
     assert len(result_files) >= 10 and all(seen[p]["uncached"] == 3 for p in result_files)
-    assert all(len(seen[p]["dvc_changed"]) == 4 for p in result_files)  # 2 train + 2 candidate stages
+    assert all(len(seen[p]["dvc_changed"]) == 2 for p in result_files)  # a train stage per task

@@ -79,19 +79,38 @@ def card(task: str, data_root: str, as_json: bool) -> None:
 
 @main.command()
 @click.argument("task")
-@click.argument("model")
+@click.argument("model", required=False)
 @click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
-@click.option("--out", default=None, help="Run record path [default: metrics/runs/TASK/MODEL.json].")
+@click.option("--out", default=None, help="Run record path of a single cell [default: metrics/runs/TASK/MODEL.json].")
 @click.option("--data-root", default="data", show_default=True)
-def train(task: str, model: str, params_path: str, out: str | None, data_root: str) -> None:
-    """Train every seed of the (TASK, MODEL) cell and write its run record."""
+def train(task: str, model: str | None, params_path: str, out: str | None, data_root: str) -> None:
+    """Train every seed of TASK's cells and write their run records (the pipeline's train stage).
+
+    Without MODEL: every roster model of params.yaml and the candidate (params `model` + `model_args`),
+    their uncached seeds in one pool, records in metrics/runs/TASK/ and metrics/candidate/TASK.json
+    (`no_candidate` when `model` is null, `in_roster` when it names a roster model without
+    `model_args`: the report then uses the roster cell). With MODEL: that one cell only.
+    """
     from .paths import child
-    from .run.execute import train_cell
+    from .run.execute import train_cell, train_task
 
     params = checked_params(params_path)
     check_task_name(params, task)
-    check_model_name(model)
     check_device(params)
+    if model is None:
+        if out is not None:
+            raise UserError("--out names one cell's record: give MODEL too")
+        if params["model"] is not None:
+            check_model_name(params["model"], params["model_args"] or {})
+        try:
+            records = train_task(task, params, child("metrics/runs", task), child("metrics/candidate", f"{task}.json"),
+                                 data_root=data_root)
+        except RecordError as exc:
+            raise UserError(str(exc)) from None
+        summary = ", ".join(f"{m} {r['status']}" for m, r in records.items())
+        log.info(f"{task}: {summary} -> metrics/runs/{task}/, metrics/candidate/{task}.json")
+        return
+    check_model_name(model)
     out = out or child(child("metrics/runs", task), f"{model}.json")  # checked names; never outside metrics/runs
     try:
         record = train_cell(task, model, params, out, data_root=data_root)

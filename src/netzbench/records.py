@@ -18,7 +18,7 @@ This module owns the record:
   (:class:`~netzbench.errors.RecordError`) names the file;
 - :func:`cell_status`: a cell's status from its seeds, computed here only;
 - :func:`validate_seed_entry`: one seed's entry (what the per-seed cache stores);
-- the candidate stage's placeholders (``no_candidate``, ``in_roster``), which
+- the candidate's placeholders (``no_candidate``, ``in_roster``), which
   are records of a cell that was deliberately not trained.
 
 ``null`` history values mean NaN; :func:`seed_history` turns them back.
@@ -406,9 +406,9 @@ def rerun_hint(path: str | os.PathLike) -> str:
     p = Path(path)
     parts = p.parts
     if len(parts) >= 4 and parts[-4:-2] == ("metrics", "runs"):
-        stage = f"train@{parts[-2]}-{p.stem}"
+        stage = f"train@{parts[-2]}"  # a stage per task: its roster cells and its candidate
     elif len(parts) >= 3 and parts[-3:-1] == ("metrics", "candidate"):
-        stage = f"candidate@{p.stem}"
+        stage = f"train@{p.stem}"
     else:
         return "re-run the stage that wrote it"
     return f"re-run its stage: `dvc repro -s -f {stage}` (or delete the file and run `dvc repro`)"

@@ -15,15 +15,17 @@ is probed as two stand-ins, at that size and a quarter of it, and time and memor
 linearly in the edges (GNN epochs are linear in nodes and edges; the scaling table in
 benchmarks/RESULTS.md shows where that holds).
 
-The plan's wall time follows how the pipeline runs: stages one after another, a stage's seeds over
-``min(workers, seeds)`` processes, plus a fixed cost per stage besides training (measured in
+The plan's wall time follows how the pipeline runs: a train stage per task, one after another, the
+uncached seeds of all the task's cells in one pool of ``exec.workers`` processes (each takes the next
+seed, cell by cell, when it is free), plus a fixed cost per stage besides training (measured in
 benchmarks/RESULTS.md: 1.35 s with the warm worker server, 3.37 s without). A cell does not fit when
-a seed's peak exceeds ``exec.max_rss_gb`` or the machine's memory, or when the seeds a stage runs at
+a seed's peak exceeds ``exec.max_rss_gb`` or the machine's memory, or when the seeds it runs at
 once do not fit together; each says what would make it fit.
 """
 
 from __future__ import annotations
 
+import heapq
 import logging
 import math
 import os
@@ -38,6 +40,7 @@ from ..catalog.table import get_dataset, get_task
 from ..graphs.layout import read_meta
 from ..params import sampling_applies
 from ..paths import CACHE_ENV
+from .arithmetic import configure as configure_arithmetic
 from .execute import workers
 from .plan import pipeline_cells, plan_cell
 from .probe import probe_jobs, with_epochs, with_sampling
@@ -54,8 +57,8 @@ MAX_PROBE_EDGES = 2_000_000
 class CellEstimate:
     """One cell of the plan. ``status``: ``train`` (seeds to train), ``cached`` (nothing to train),
     ``incompatible``, ``unavailable`` (no data and no recorded size), ``does_not_fit``, ``failed``
-    (the probe failed: the cell would fail the same way). Seconds and GB are per seed; ``wall_s`` is
-    the cell's stage with its workers and fixed cost."""
+    (the probe failed: the cell would fail the same way). Seconds and GB are per seed; ``train_s`` is
+    the seeds' to train summed (the task's stage pools them with the other cells': ``stages``)."""
 
     task: str
     model: str
@@ -66,7 +69,7 @@ class CellEstimate:
     epochs: int | None = None
     seconds_per_seed: float | None = None
     peak_gb: float | None = None
-    wall_s: float = 0.0
+    train_s: float = 0.0
     basis: str = ""
     reason: str | None = None
 
@@ -182,16 +185,30 @@ def _fit(peak: float, concurrent: int, cap: float | None, machine: float, hint: 
     return None
 
 
+def stage_seconds(cells: list[list[float]], workers: int) -> float:
+    """Training wall seconds of one task's stage: the seeds of ``cells`` (each a list of its seeds' seconds,
+    in the order the stage plans them) taken in turn by ``workers`` processes, each the next one when it is
+    free (as the pool runs them)."""
+    free = [0.0] * max(1, workers)
+    for seconds in (s for cell in cells for s in cell):
+        heapq.heappush(free, heapq.heappop(free) + seconds)
+    return max(free)
+
+
 def estimate_plan(params: dict, tasks: list[str] | None = None, *, data_root: str | Path = "data",
              probe_epochs: int = 3, max_probe_edges: int = MAX_PROBE_EDGES, timeout_s: float | None = 900,
              machine_gb: float | None = None, afresh: bool = False) -> dict:
     """The cost of ``dvc repro`` for ``tasks`` (default every task of ``params``) as the module docstring
     describes: ``cells`` (:class:`CellEstimate` as dicts), ``workers``, ``machine_gb``, ``compute_s`` (the
-    seeds' seconds summed), ``wall_s`` (the stages one after another), ``stage_overhead_s``,
+    seeds' seconds summed), ``stages`` (each task's train stage: its wall seconds), ``wall_s`` (the
+    stages one after another), ``stage_overhead_s``,
     ``probe_epochs``, ``does_not_fit`` (the cells that cannot run, with the reason). ``afresh``: as if the
     per-seed cache were empty (what a fresh clone pays; to set beside a finished run's times)."""
     tasks = list(tasks or params["tasks"])
     data_root = Path(data_root)
+    # the probes' kernels follow the mode, as the workers' do (a caller other than the command line may
+    # not have set it: on a CPU beyond AVX2 a portable probe would then refuse to run)
+    configure_arithmetic(params["exec"].get("arithmetic", "native"))
     n_workers = workers(params)
     machine = machine_gb or machine_memory_gb()
     cap = params["exec"].get("max_rss_gb")
@@ -225,7 +242,6 @@ def estimate_plan(params: dict, tasks: list[str] | None = None, *, data_root: st
                 cell.seeds_cached = len(plan.seeds) * max(1, len(plan.grid)) - len(plan.jobs)
                 if not todo:
                     cell.status = "cached"
-                    cell.wall_s = overhead
                     continue
                 log.info(f"estimate: {t}/{model}: probing 1 and {min(probe_epochs, cell.epochs)} epoch(s) ({basis})")
                 seconds, peak, error = _probe_cell(plans, dirs, full_edges, probe_epochs, timeout_s)
@@ -244,7 +260,7 @@ def estimate_plan(params: dict, tasks: list[str] | None = None, *, data_root: st
                 if cell.reason is not None:
                     cell.status = "does_not_fit"
                     continue
-                cell.wall_s = math.ceil(len(todo) / concurrent) * seconds + overhead
+                cell.train_s = len(todo) * seconds
     finally:
         if afresh and saved is None:
             os.environ.pop(CACHE_ENV, None)
@@ -252,9 +268,11 @@ def estimate_plan(params: dict, tasks: list[str] | None = None, *, data_root: st
             os.environ[CACHE_ENV] = saved
         shutil.rmtree(scratch, ignore_errors=True)
     trained = [c for c in out if c.status == "train"]
+    stages = {task: stage_seconds([[c.seconds_per_seed] * c.seeds_to_train for c in trained if c.task == task],
+                                  n_workers) + overhead for task in tasks}
     return {"cells": [asdict(c) for c in out], "workers": n_workers, "machine_gb": machine,
-            "compute_s": sum(c.seconds_per_seed * c.seeds_to_train for c in trained),
-            "wall_s": sum(c.wall_s for c in out), "stage_overhead_s": overhead, "probe_epochs": probe_epochs,
+            "compute_s": sum(c.train_s for c in trained), "stages": stages,
+            "wall_s": sum(stages.values()), "stage_overhead_s": overhead, "probe_epochs": probe_epochs,
             "does_not_fit": [f"{c.task}/{c.model}: {c.reason}" for c in out if c.status == "does_not_fit"]}
 
 
@@ -268,12 +286,12 @@ def _duration(s: float | None) -> str:
 
 def render(result: dict) -> str:
     """The estimate as a table (a row per cell) and its totals."""
-    rows = [["task", "model", "status", "seeds", "per seed", "peak GB", "stage", "measured on"]]
+    rows = [["task", "model", "status", "seeds", "per seed", "peak GB", "seeds in all", "measured on"]]
     for c in result["cells"]:
         seeds = f"{c['seeds_to_train']}" + (f" (+{c['seeds_cached']} cached)" if c["seeds_cached"] else "")
         model = c["model"] + (" (candidate)" if c["role"] == "candidate" else "")
         rows.append([c["task"], model, c["status"], seeds, _duration(c["seconds_per_seed"]),
-                     "-" if c["peak_gb"] is None else f"{c['peak_gb']:.2f}", _duration(c["wall_s"] or None),
+                     "-" if c["peak_gb"] is None else f"{c['peak_gb']:.2f}", _duration(c["train_s"] or None),
                      c["basis"] if c["status"] in ("train", "does_not_fit") else (c["reason"] or "")[:60]])
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() for r in rows]

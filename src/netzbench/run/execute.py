@@ -165,6 +165,44 @@ def run_plans(plans: list[CellPlan], params: dict, *, quiet: bool = False, progr
             bar.close()
 
 
+def _write(out_path: str | Path, record) -> None:
+    try:
+        write_record(out_path, record)
+    except OSError as exc:  # e.g. a full disk: the record is written atomically, so nothing torn is left
+        raise RecordError(f"{out_path}: cannot write the run record ({exc.strerror or exc}); the seeds stored in "
+                          "the per-seed cache are reused when the stage runs again") from None
+
+
+def train_task(task_id: str, params: dict, runs_dir: str | Path, candidate_path: str | Path, *,
+               data_root: str | Path = "data", progress: bool = True) -> dict[str, dict]:
+    """Every cell of one task the pipeline trains (each roster model, and the candidate) in one go: the
+    uncached seeds of all of them share one pool (a stale cell still trains alone: the per-seed cache
+    decides what runs), then each record is written, ``runs_dir/<model>.json`` for the roster and
+    ``candidate_path`` for the candidate (a placeholder, ``no_candidate`` or ``in_roster``, when there is
+    none to train). Returns the records by model (the candidate under ``"candidate"``)."""
+    from .plan import pipeline_cells
+
+    cells = pipeline_cells(params, [task_id])
+    plans = [plan_cell(t, m, params, role=role, model_args=args, data_root=data_root, quiet=True)
+             for t, m, role, args in cells]
+    run_plans([p for p in plans if p.jobs], params, progress=progress, desc=task_id)
+    out: dict[str, dict] = {}
+    for (_, model, role, _), plan in zip(cells, plans):
+        record = plan.finish()
+        if role == "roster":
+            _write(Path(runs_dir) / f"{model}.json", record)
+            out[model] = record.to_dict()
+        else:
+            _write(candidate_path, record)
+            out["candidate"] = record.to_dict()
+    if "candidate" not in out:
+        model = params.get("model")
+        out["candidate"] = ({"status": "no_candidate", "task": task_id} if model is None
+                            else {"status": "in_roster", "task": task_id, "model": model})
+        _write(candidate_path, out["candidate"])
+    return out
+
+
 def train_cell(task_id: str, model: str, params: dict, out_path: str | Path, *, role: str = "roster",
                model_args: dict | None = None, data_root: str | Path = "data",
                progress: bool = True) -> dict:
@@ -173,9 +211,5 @@ def train_cell(task_id: str, model: str, params: dict, out_path: str | Path, *, 
     plan = plan_cell(task_id, model, params, role=role, model_args=model_args, data_root=data_root)
     run_plans([plan], params, progress=progress)
     record = plan.finish()
-    try:
-        write_record(out_path, record)
-    except OSError as exc:  # e.g. a full disk: the record is written atomically, so nothing torn is left
-        raise RecordError(f"{out_path}: cannot write the run record ({exc.strerror or exc}); the seeds stored in "
-                          "the per-seed cache are reused when the stage runs again") from None
+    _write(out_path, record)
     return record.to_dict()
