@@ -37,6 +37,7 @@ import torch.nn.functional as F
 from ..graphs.edges import message_passing_graph, undirected_pairs
 from ..graphs.features import (IDENTITY_LIMIT, identity_features, laplacian_eigenvectors, log_degree_features,
                                structural_features)
+from ..models.adapters import DotProductLink
 from ..models.heuristics import training_adjacency
 from ..protocol import BY_NAME
 from . import metrics as M
@@ -51,6 +52,8 @@ from .splits import sample_negative_pairs, split_rng
 VAL_FRACTION = {"5_10": 0.05, "10_10": 0.10}
 #: pairs scored per call of a model's ``score`` (bounds the [pairs, hidden] temporaries)
 SCORE_CHUNK = 1 << 20
+#: pairs per block when the dot-product scores are computed in place (the [block, hidden] buffers stay in cache)
+DOT_CHUNK = 4096
 
 
 @dataclass
@@ -129,7 +132,17 @@ def _leakage(arrays: dict, split: EdgeSplit, protocol: dict, train_negatives: np
 
 
 def _score_pairs(model, z: torch.Tensor, pairs: torch.Tensor) -> torch.Tensor:
-    """``model.score`` of ``pairs`` [2, p], one call per :data:`SCORE_CHUNK` pairs (one for most tasks)."""
+    """``model.score`` of ``pairs`` [2, p], one call per :data:`SCORE_CHUNK` pairs (one for most tasks); the
+    dot product without gradients blockwise in two reused buffers, the same per-pair products and sums."""
+    if type(model).score is DotProductLink.score and not (torch.is_grad_enabled() and z.requires_grad):
+        p = pairs.shape[1]
+        out = z.new_empty(p)
+        a, b = z.new_empty((min(p, DOT_CHUNK), z.shape[1])), z.new_empty((min(p, DOT_CHUNK), z.shape[1]))
+        for i in range(0, p, DOT_CHUNK):
+            j = min(i + DOT_CHUNK, p)
+            head = torch.index_select(z, 0, pairs[0, i:j], out=a[:j - i])
+            torch.sum(head.mul_(torch.index_select(z, 0, pairs[1, i:j], out=b[:j - i])), -1, out=out[i:j])
+        return out
     if pairs.shape[1] <= SCORE_CHUNK:
         return model.score(z, pairs)
     return torch.cat([model.score(z, pairs[:, i:i + SCORE_CHUNK]) for i in range(0, pairs.shape[1], SCORE_CHUNK)])

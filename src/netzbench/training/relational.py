@@ -66,8 +66,9 @@ MAX_REDRAWS = 8
 MAX_ROUNDS = 1000
 #: triples scored per call of a model's ``score`` when corruptions are scored generically
 SCORE_CHUNK = 1 << 20
-#: triples whose candidates are scored together (the [chunk, k, hidden] products stay in cache)
-RANK_CHUNK = 512
+#: triples whose candidates are scored together: the [chunk, k, hidden] products (one buffer, reused) stay in
+#: cache; each score is the same one-row sum whatever the chunk
+RANK_CHUNK = 128
 
 
 def _corrupt_sides(triples: np.ndarray, num_nodes: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -85,10 +86,29 @@ def _corrupt(triples: np.ndarray, num_nodes: int, rng: np.random.Generator) -> n
     return _corrupt_sides(triples, num_nodes, rng)[0]
 
 
+def _sorted_unique(ids: np.ndarray) -> np.ndarray:
+    """``np.unique`` of integer ids by a sort: the same array, without the hash table that numpy's unique
+    builds first (many times slower on hundreds of thousands of scattered ids)."""
+    ids = np.sort(np.asarray(ids).reshape(-1))
+    first = np.ones(ids.shape, dtype=bool)
+    first[1:] = ids[1:] != ids[:-1]
+    return ids[first]
+
+
+#: above this many ids, :func:`_is_known` searches them in sorted order (neighbouring searches share cache lines)
+SORTED_SEARCH = 4096
+
+
 def _is_known(true_ids: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """Membership of ``ids`` in the sorted, unique ``true_ids`` (binary search)."""
-    pos = np.minimum(np.searchsorted(true_ids, ids), len(true_ids) - 1)
-    return true_ids[pos] == ids
+    """Membership of ``ids`` in the sorted, unique ``true_ids`` (binary search; many ids in sorted order)."""
+    if ids.size <= SORTED_SEARCH:
+        pos = np.minimum(np.searchsorted(true_ids, ids), len(true_ids) - 1)
+        return true_ids[pos] == ids
+    order = np.argsort(ids, axis=None)
+    flat = ids.reshape(-1)[order]
+    known = np.empty(ids.shape, dtype=bool)
+    known.reshape(-1)[order] = true_ids[np.minimum(np.searchsorted(true_ids, flat), len(true_ids) - 1)] == flat
+    return known
 
 
 def _triple_ids(triples: np.ndarray, num_relations: int, num_nodes: int) -> np.ndarray:
@@ -100,11 +120,12 @@ def _corrupt_tails_filtered(triples: np.ndarray, num_nodes: int, num_relations: 
     """One tail corruption per triple, redrawn (at most :data:`MAX_REDRAWS` times) when it is a known triple."""
     out = triples.copy()
     out[2] = rng.integers(0, num_nodes, triples.shape[1])
+    todo = np.arange(triples.shape[1])  # the triples drawn since the last check: only they can have become known
     for _ in range(MAX_REDRAWS):
-        bad = _is_known(true_ids, _triple_ids(out, num_relations, num_nodes))
-        if not bad.any():
+        todo = todo[_is_known(true_ids, _triple_ids(out[:, todo], num_relations, num_nodes))]
+        if not todo.size:
             break
-        out[2, bad] = rng.integers(0, num_nodes, int(bad.sum()))
+        out[2, todo] = rng.integers(0, num_nodes, todo.size)
     return out
 
 
@@ -112,14 +133,15 @@ def _known_corruptions(out: np.ndarray, side: np.ndarray, num_nodes: int, num_re
                        known: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Redraw the corrupted entity (head where ``side``, else tail) of every triple of ``out`` whose
     undirected id (:func:`.leakage.triple_ids`) is in the sorted ``known``, until none is."""
+    bad = np.arange(out.shape[1])  # the triples drawn since the last check: only they can have become known
     for _ in range(MAX_ROUNDS):
-        bad = _is_known(known, triple_ids(out, num_nodes, num_relations))
-        if not bad.any():
+        bad = bad[_is_known(known, triple_ids(out[:, bad], num_nodes, num_relations))]
+        if not bad.size:
             return out
-        heads, tails = bad & side, bad & ~side
-        out[0, heads] = rng.integers(0, num_nodes, int(heads.sum()))
-        out[2, tails] = rng.integers(0, num_nodes, int(tails.sum()))
-    raise RuntimeError(f"relational_negatives: {int(bad.sum())} corruptions still hit known triples after "
+        heads, tails = bad[side[bad]], bad[~side[bad]]
+        out[0, heads] = rng.integers(0, num_nodes, heads.size)
+        out[2, tails] = rng.integers(0, num_nodes, tails.size)
+    raise RuntimeError(f"relational_negatives: {bad.size} corruptions still hit known triples after "
                        f"{MAX_ROUNDS} rounds (a relation that links nearly every pair?)")
 
 
@@ -135,7 +157,7 @@ def _ranking_candidates(triples: np.ndarray, num_nodes: int, true_ids: np.ndarra
     """For each triple, ``k`` corruptions of its tail (``side="tail"``: candidate tails) or its head
     (candidate heads) that are not true triples (filtered setting), [m, k].
 
-    ``true_ids`` is sorted and unique (``np.unique``): membership is a binary search.
+    ``true_ids`` is sorted and unique (:func:`_sorted_unique`): membership is a binary search.
     """
     m = triples.shape[1]
     cand = rng.integers(0, num_nodes, size=(m, k))
@@ -158,7 +180,7 @@ def held_out_sets(trip: dict, n: int, num_rel: int, seed: int) -> dict[str, dict
     triple of the head or the tail (``either``) and of the tail (``tail``), for AUC/AP, and
     :data:`RANKING_NEGATIVES` filtered tail and head candidates per triple (``tails``, ``heads`` [m, k]).
     ``either`` and ``tails`` come from the ``relational_eval`` stream as before; the rest from their own."""
-    true_ids = np.unique(np.concatenate([_triple_ids(t, num_rel, n) for t in trip.values()]))
+    true_ids = _sorted_unique(np.concatenate([_triple_ids(t, num_rel, n) for t in trip.values()]))
     rng = split_rng(seed, "relational_eval")
     tail_rng, head_rng = split_rng(seed, "relational_eval_tail"), split_rng(seed, "relational_eval_heads")
     out = {}
@@ -196,8 +218,16 @@ def _score_corrupted(model, z: torch.Tensor, pos: torch.Tensor, cand: torch.Tens
     m, k = every.shape
     if type(model).score is DistMultLink.score:
         hr = model.head_relation(z, pos if side == "tail" else pos[[2, 1, 0]])
-        out = torch.cat([(hr[i:i + RANK_CHUNK, None, :] * z[every[i:i + RANK_CHUNK]]).sum(-1)
-                         for i in range(0, m, RANK_CHUNK)]) if m else hr.new_zeros((0, k))
+        if (torch.is_grad_enabled() and hr.requires_grad) or hr.dtype != z.dtype:  # in place: no graph, one dtype
+            out = torch.cat([(hr[i:i + RANK_CHUNK, None, :] * z[every[i:i + RANK_CHUNK]]).sum(-1)
+                             for i in range(0, m, RANK_CHUNK)]) if m else hr.new_zeros((0, k))
+            return out[:, 0], out[:, 1:]
+        out = hr.new_empty((m, k))
+        buf = hr.new_empty((min(m, RANK_CHUNK) * k, hr.shape[1]))  # one gather buffer: no fresh pages per chunk
+        for i in range(0, m, RANK_CHUNK):
+            j = min(i + RANK_CHUNK, m)
+            cand_z = torch.index_select(z, 0, every[i:j].reshape(-1), out=buf[:(j - i) * k]).view(j - i, k, -1)
+            torch.sum(cand_z.mul_(hr[i:j, None, :]), -1, out=out[i:j])  # z_t' * hr: the same product, commuted
     else:
         trip = pos.repeat_interleave(k, dim=1)
         trip[0 if side == "head" else 2] = every.reshape(-1)
@@ -209,7 +239,7 @@ def _score_corrupted(model, z: torch.Tensor, pos: torch.Tensor, cand: torch.Tens
 def _reachable_by_tail_corruption(held: np.ndarray, train: np.ndarray, n: int, num_rel: int) -> np.ndarray:
     """The held-out triples [3, m] that a tail corruption of a training triple can produce, in either
     direction: those whose (head, relation) or (tail, relation) starts a training triple."""
-    starts = np.unique(train[0] * num_rel + train[1])
+    starts = _sorted_unique(train[0] * num_rel + train[1])
     reach = _is_known(starts, held[0] * num_rel + held[1]) | _is_known(starts, held[2] * num_rel + held[1])
     return held[:, reach]
 
@@ -265,7 +295,7 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on
         mp_edges = ei  # head -> tail, one message per triple: no CSR adjacency (it would merge parallel edges)
     else:
         mp_edges = model_graph(model, torch.cat([ei, ei.flip(0)], dim=1), n)
-    train_ids = np.unique(_triple_ids(trip["train"], num_rel, n))
+    train_ids = _sorted_unique(_triple_ids(trip["train"], num_rel, n))
     eval_sets = {name: (h["pos"], torch.as_tensor(h["pos"]).to(device), torch.as_tensor(h[fixed_neg]).to(device),
                         torch.as_tensor(h["tails"]).to(device), torch.as_tensor(h["heads"]).to(device))
                  for name, h in held_out.items()}
@@ -273,7 +303,7 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on
     neg_rng = split_rng(seed, "train_negatives")
     labels = torch.cat([torch.ones(train_pos.shape[1]), torch.zeros(train_pos.shape[1])]).to(device)
     tail_filtered = protocol.get("relational_negatives") == "tail_filtered"
-    known = np.unique(np.concatenate([train_ids_undirected, held_ids]))  # every fact, in either direction
+    known = _sorted_unique(np.concatenate([train_ids_undirected, held_ids]))  # every fact, in either direction
     # the held-out triples the training corruptions can draw: the reference's, filtered against training
     # triples only, reach some; head_or_tail ones are redrawn while known, so none by construction
     drawable = (triple_ids(_reachable_by_tail_corruption(held, trip["train"], n, num_rel), n, num_rel)
