@@ -50,6 +50,29 @@ def test_malformed_params_are_reported(project):
     assert result.exit_code == 2 and "`seeds` must be a non-empty list" in result.output
 
 
+def test_the_train_stage_writes_a_record_per_roster_model_and_the_candidates(project):
+    """`netzbench train TASK` (the pipeline's train@TASK): every roster cell and the candidate's placeholder;
+    a second run recalls every seed from the cache; --out names one cell's record, so it needs MODEL."""
+    params = {"tasks": ["karate"], "models": ["GCN", "CommonNeighbors"], "seeds": [0, 1],
+              "train": {"epochs": {"karate": 2}}, "exec": {"workers": 1}}
+    (project / "params.yaml").write_text(yaml.safe_dump(params))
+    assert CliRunner().invoke(main, ["fetch", "karate"]).exit_code == 0
+    result = CliRunner().invoke(main, ["train", "karate"])
+    assert result.exit_code == 0, result.output
+    runs = project / "metrics/runs/karate"
+    assert sorted(p.name for p in runs.iterdir()) == ["CommonNeighbors.json", "GCN.json"]
+    gcn = json.loads((runs / "GCN.json").read_text())
+    assert gcn["status"] == "ok" and sorted(gcn["seeds"]) == ["0", "1"]
+    assert json.loads((runs / "CommonNeighbors.json").read_text())["status"] == "incompatible"  # a node task
+    assert json.loads((project / "metrics/candidate/karate.json").read_text())["status"] == "no_candidate"
+    assert CliRunner().invoke(main, ["train", "karate"]).exit_code == 0
+    again = json.loads((runs / "GCN.json").read_text())
+    assert all(s.get("cached") for s in again["seeds"].values())
+    assert again["seeds"]["0"]["history"] == gcn["seeds"]["0"]["history"]
+    refused = CliRunner().invoke(main, ["train", "karate", "--out", "x.json"])
+    assert refused.exit_code == 2 and "give MODEL too" in refused.output
+
+
 @pytest.mark.parametrize("patch, message", [
     ({"models": ["GCN", "GATT"]}, "unknown model 'GATT' (did you mean 'GAT'?)"),
     ({"model": "GraphSAG"}, "unknown model 'GraphSAG' (did you mean 'GraphSAGE'?)"),
@@ -59,7 +82,8 @@ def test_malformed_params_are_reported(project):
      "`train.model_config.GAT` is not a model of `models` or `model`"),
     ({"train": {"epochs": {"karate": 2, "karatee": 3}}}, "`train.epochs.karatee` is not a task of the catalogue"),
 ])
-@pytest.mark.parametrize("stage", [["fetch", "karate"], ["train", "karate", "GCN"], ["candidate", "karate"]])
+@pytest.mark.parametrize("stage", [["fetch", "karate"], ["train", "karate"], ["train", "karate", "GCN"],
+                                   ["candidate", "karate"]])
 def test_every_stage_checks_every_name_in_params(project, patch, message, stage):
     """A bad name anywhere in params.yaml stops the first stage that runs, whichever cell it is for."""
     params = {"tasks": ["karate"], "models": ["GCN"], "seeds": [0], "train": {"epochs": {"karate": 2}}, **patch}
