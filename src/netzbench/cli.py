@@ -133,18 +133,17 @@ def candidate(task: str, params_path: str, data_root: str) -> None:
     from .paths import child
     from .records import write_record
     from .run.execute import train_cell
+    from .run.plan import candidate_placeholder
 
     params = checked_params(params_path)
     check_task_name(params, task)
     out = child("metrics/candidate", f"{task}.json")
     model, model_args = params["model"], params["model_args"] or {}
-    if model is None:
-        write_record(out, {"status": "no_candidate", "task": task})
-        log.info(f"{task}: no candidate model configured (params `model` is null)")
-        return
-    if model in params["models"] and not model_args:
-        write_record(out, {"status": "in_roster", "task": task, "model": model})
-        log.info(f"{task}: candidate {model} is in the roster; the report uses its roster cell")
+    placeholder = candidate_placeholder(task, params)
+    if placeholder is not None:
+        write_record(out, placeholder)
+        log.info(f"{task}: no candidate model configured (params `model` is null)" if model is None else
+                 f"{task}: candidate {model} is in the roster; the report uses its roster cell")
         return
     check_model_name(model, model_args)
     check_device(params)

@@ -180,7 +180,7 @@ def train_task(task_id: str, params: dict, runs_dir: str | Path, candidate_path:
     decides what runs), then each record is written, ``runs_dir/<model>.json`` for the roster and
     ``candidate_path`` for the candidate (a placeholder, ``no_candidate`` or ``in_roster``, when there is
     none to train). Returns the records by model (the candidate under ``"candidate"``)."""
-    from .plan import pipeline_cells
+    from .plan import candidate_placeholder, pipeline_cells
 
     cells = pipeline_cells(params, [task_id])
     plans = [plan_cell(t, m, params, role=role, model_args=args, data_root=data_root, quiet=True)
@@ -195,11 +195,10 @@ def train_task(task_id: str, params: dict, runs_dir: str | Path, candidate_path:
         else:
             _write(candidate_path, record)
             out["candidate"] = record.to_dict()
-    if "candidate" not in out:
-        model = params.get("model")
-        out["candidate"] = ({"status": "no_candidate", "task": task_id} if model is None
-                            else {"status": "in_roster", "task": task_id, "model": model})
-        _write(candidate_path, out["candidate"])
+    placeholder = candidate_placeholder(task_id, params)
+    if placeholder is not None:
+        _write(candidate_path, placeholder)
+        out["candidate"] = placeholder
     return out
 
 

@@ -148,10 +148,21 @@ def pipeline_cells(params: dict, tasks: list[str] | None = None) -> list[tuple[s
     each task x roster model, and the candidate on every task unless it is a plain roster model."""
     tasks = list(tasks or params["tasks"])
     cells = [(t, m, "roster", None) for t in tasks for m in params["models"]]
-    model, model_args = params.get("model"), params.get("model_args") or {}
-    if model is not None and not (model in params["models"] and not model_args):
-        cells += [(t, model, "candidate", model_args) for t in tasks]
+    cells += [(t, params["model"], "candidate", params.get("model_args") or {}) for t in tasks
+              if candidate_placeholder(t, params) is None]
     return cells
+
+
+def candidate_placeholder(task_id: str, params: dict) -> dict | None:
+    """The candidate's record on ``task_id`` where it has none to train: ``no_candidate`` (params ``model``
+    null) or ``in_roster`` (a roster model without ``model_args``: the report uses its roster cell);
+    None where the candidate trains."""
+    model = params.get("model")
+    if model is None:
+        return {"status": "no_candidate", "task": task_id}
+    if model in params["models"] and not params.get("model_args"):
+        return {"status": "in_roster", "task": task_id, "model": model}
+    return None
 
 
 def batch_size(family: str) -> int | None:
