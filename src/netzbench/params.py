@@ -44,6 +44,7 @@ DEFAULTS: dict[str, Any] = {
         "node_split": "public",
         "eval_every": 1,
         "sampling": {"mode": "auto", "min_edges": 4_000_000, "fanouts": [15, 10], "batch_size": 1024, "eval": "layerwise"},
+        "parallel_edges": "fused",
         "node_cls": {"lr": 0.01, "weight_decay": 5e-4},
         "graph_cls": {"lr": 0.001, "weight_decay": 0.0},
         "graph_reg": {"lr": 0.001, "weight_decay": 0.0},
@@ -86,6 +87,8 @@ AGGREGATIONS = ("uniform", "reliability", "hierarchical", "custom")
 POSTHOC_METHODS = ("nemenyi", "wilcoxon_holm")
 BASELINE_MODES = ("separate", "include")
 NODE_SPLITS = ("public", "random")
+#: ``train.parallel_edges``: how attention layers pass messages over a knowledge graph's parallel edges
+PARALLEL_EDGES = ("fused", "per_edge")
 #: ``train.sampling``'s modes and evaluations (training/sampling.py holds the same tuples)
 SAMPLING_MODES, SAMPLING_EVALS = ("auto", "full", "neighbour"), ("full", "layerwise", "sampled")
 ON_MISSING = ("skip", "fail")
@@ -279,6 +282,9 @@ def validate(params: dict) -> dict:
     if not _is_int(eval_every) or eval_every <= 0:
         raise ParamsError(f"params.yaml: `train.eval_every` must be a positive integer, got {eval_every!r}")
     validate_sampling(train["sampling"])
+    if train.get("parallel_edges") not in PARALLEL_EDGES:
+        raise ParamsError(f"params.yaml: `train.parallel_edges` must be one of {list(PARALLEL_EDGES)}, "
+                          f"got {train.get('parallel_edges')!r}{closest(train.get('parallel_edges'), PARALLEL_EDGES)}")
     for family in FAMILIES:
         opt = train[family]
         lr = opt.get("lr")

@@ -86,6 +86,7 @@ class GAT(TwoLayers, nn.Module):
     node_encoder = True
     sparse_input = True  # first op is a linear map: a sparse CSR x is used as is
     sparse_adjacency = True  # attention sums as per-head spmm on a CSR adjacency (models/fused.py)
+    parallel_edges = True  # ... also on a multigraph's, one stored entry per parallel edge
     hidden_activation = staticmethod(F.elu)
 
     def __init__(self, in_channels: int, hidden_channels: int, out_channels: int,
@@ -145,6 +146,7 @@ class GraphTransformer(TwoLayers, nn.Module):
     node_encoder = True
     sparse_input = True  # first op is a linear map: a sparse CSR x is used as is
     sparse_adjacency = True  # attention sums as per-head spmm on a CSR adjacency (models/fused.py)
+    parallel_edges = True  # ... also on a multigraph's, one stored entry per parallel edge
 
     def __init__(self, in_channels: int, hidden_channels: int, out_channels: int,
                  heads: int = 4, dropout: float = 0.1):

@@ -25,6 +25,14 @@ The layers below are the PyG classes with only the fused
 (:func:`netzbench.training.fit.model_graph`); with an edge-index tensor
 they are the PyG layers unchanged. Same parameters, same function; sums are
 taken in a different order, so results agree to float rounding.
+
+A multigraph (a knowledge graph's triples, head -> tail, several relations
+between one pair) keeps each parallel edge as its own stored entry of the CSR
+(:func:`multigraph_adjacency`): a repeated entry is one more term of the
+softmax and of the sum, as a repeated edge is to the per-edge layers.
+PyG's GATConv re-adds self-loops to a sparse adjacency by coalescing it, which
+would merge the parallel edges; :class:`FusedGATConv` adds them itself to such
+an adjacency, as ``remove_self_loops`` then ``add_self_loops`` do to an edge index.
 """
 
 from __future__ import annotations
@@ -54,7 +62,8 @@ class CSRPattern:
         self.col = adj.col_indices()
         n_rows, n_cols = self.shape
         self.row = torch.repeat_interleave(torch.arange(n_rows, device=self.col.device), self.crow.diff())
-        self.perm = torch.argsort(self.col * n_rows + self.row)
+        # stable: a multigraph's repeated entries keep their order in the transpose too
+        self.perm = torch.argsort(self.col * n_rows + self.row, stable=True)
         self.t_col = self.row[self.perm]
         counts = torch.bincount(self.col, minlength=n_cols)
         self.t_crow = torch.cat([counts.new_zeros(1), counts.cumsum(0)])
@@ -144,6 +153,32 @@ class _PatternCache:
         return self._pattern
 
 
+def multigraph_adjacency(edge_index: Tensor, num_nodes: int) -> Tensor:
+    """The CSR adjacency (rows = targets) of ``edge_index`` [2, E] (source, target) with one stored entry
+    per edge: parallel edges are kept as repeated entries, in their order in ``edge_index``. Marked
+    ``parallel_edges`` so that :class:`FusedGATConv` adds its self-loops without merging them."""
+    src, dst = edge_index
+    order = torch.argsort(dst * num_nodes + src, stable=True)
+    counts = torch.bincount(dst, minlength=num_nodes)
+    crow = torch.cat([counts.new_zeros(1), counts.cumsum(0)])
+    adj = torch.sparse_csr_tensor(crow, src[order], torch.ones(order.numel(), device=src.device),
+                                  (num_nodes, num_nodes))
+    adj.parallel_edges = True
+    return adj
+
+
+def _with_self_loops(adj: Tensor) -> Tensor:
+    """A multigraph adjacency without its self-loops and with one self-loop per node, parallel edges kept
+    (what GATConv's ``remove_self_loops`` then ``add_self_loops`` do to an edge index)."""
+    n = adj.shape[0]
+    crow, col = adj.crow_indices(), adj.col_indices()
+    row = torch.repeat_interleave(torch.arange(n, device=col.device), crow.diff())
+    keep = row != col
+    loops = torch.arange(n, device=col.device)
+    edges = torch.stack([torch.cat([col[keep], loops]), torch.cat([row[keep], loops])])
+    return multigraph_adjacency(edges, n)
+
+
 class FusedGATConv(GATConv):
     r""":class:`~torch_geometric.nn.GATConv` whose aggregation :math:`\sum_j \alpha^h_{ij} W^h x_j`
     is a per-head spmm when the adjacency is a CSR tensor."""
@@ -151,6 +186,18 @@ class FusedGATConv(GATConv):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._patterns = _PatternCache()
+        self._looped: tuple[Tensor, Tensor] | None = None  # (a multigraph adjacency, it with self-loops)
+
+    def forward(self, x, edge_index, *args, **kwargs):
+        if not (self.add_self_loops and getattr(edge_index, "parallel_edges", False)):
+            return super().forward(x, edge_index, *args, **kwargs)
+        if self._looped is None or self._looped[0] is not edge_index:
+            self._looped = (edge_index, _with_self_loops(edge_index))
+        self.add_self_loops = False  # added above, parallel edges kept (PyG's sparse path would merge them)
+        try:
+            return super().forward(x, self._looped[1], *args, **kwargs)
+        finally:
+            self.add_self_loops = True
 
     def message_and_aggregate(self, adj_t: Tensor, x: tuple[Tensor, Tensor], alpha: Tensor) -> Tensor:
         return EdgeWeightedSum.apply(alpha, x[0], self._patterns(adj_t))

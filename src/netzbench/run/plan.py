@@ -46,7 +46,7 @@ def resolve_epochs(params: dict, task_id: str, meta: dict, task_dir: Path) -> tu
     return int(meta["epochs"]), "catalogue"
 
 
-def resolve_hparams(params: dict, family: str, epochs: int) -> dict:
+def resolve_hparams(params: dict, family: str, epochs: int, relational: bool = False) -> dict:
     train = params["train"]
     hp = {
         "hidden_channels": int(train["hidden_channels"]),
@@ -62,6 +62,8 @@ def resolve_hparams(params: dict, family: str, epochs: int) -> dict:
         hp["node_split"] = str(train.get("node_split", "public"))
     if family in ("node_cls", "link_pred"):  # graph-level tasks batch by graph (a knowledge graph ignores it)
         hp["sampling"] = {k: (list(v) if isinstance(v, list) else v) for k, v in train["sampling"].items()}
+    if relational:  # knowledge graphs only: how attention layers pass messages over parallel edges
+        hp["parallel_edges"] = str(train.get("parallel_edges", "fused"))
     return hp
 
 
@@ -194,7 +196,7 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
     family = meta["family"]
     seeds = list(params["seeds"])
     epochs, epochs_source = resolve_epochs(params, task_id, meta, task_dir)
-    hp = resolve_hparams(params, family, epochs)
+    hp = resolve_hparams(params, family, epochs, relational=meta.get("split") == "relational_canonical")
     switches = for_task(resolve(params["protocol"], params["protocol_overrides"]), family,
                         relational=meta.get("split") == "relational_canonical")
     metric, direction = headline(family, switches)

@@ -55,6 +55,9 @@ class Hyper:
     node_split: str = "public"  # node classification: public | random (training/node.py)
     #: node- and link-level: train.sampling (training/sampling.py); None = full batch
     sampling: dict | None = None
+    #: knowledge graphs: train.parallel_edges (fused | per_edge), how attention layers pass messages over
+    #: the directed triples (:func:`multigraph_graph`)
+    parallel_edges: str = "fused"
 
 
 @dataclass
@@ -160,6 +163,18 @@ def maybe_adjacency(model: torch.nn.Module, edge_index: torch.Tensor, num_nodes:
     from torch_geometric.utils import to_torch_csr_tensor
 
     return to_torch_csr_tensor(edge_index.flip(0), size=(num_nodes, num_nodes))
+
+
+def multigraph_graph(model: torch.nn.Module, edge_index: torch.Tensor, num_nodes: int, parallel_edges: str):
+    """The graph of a multigraph's edges [2, E] (a knowledge graph's triples, parallel edges kept) in the
+    form ``model``'s encoder takes: ``parallel_edges: fused``, a CSR adjacency with one stored entry per
+    edge for encoders that aggregate by spmm over one (:func:`netzbench.models.fused.multigraph_adjacency`:
+    the same function as the per-edge layers, summed in another order); else the edge index itself."""
+    if parallel_edges == "fused" and getattr(getattr(model, "encoder", None), "parallel_edges", False):
+        from ..models.fused import multigraph_adjacency
+
+        return multigraph_adjacency(edge_index, num_nodes)
+    return edge_index
 
 
 def distinct_values(values: torch.Tensor) -> float:

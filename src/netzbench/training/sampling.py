@@ -130,7 +130,7 @@ class SampledPlan:
     def __init__(self, setting: dict, model, edges: torch.Tensor, num_nodes: int, seed: int):
         from .fit import maybe_adjacency
 
-        self.model, self.num_nodes, self.seed = model, num_nodes, seed
+        self.model = model
         self.batch_size, self.setting = int(setting["batch_size"]), setting
         self.eval_mode = setting["eval"]
         if self.eval_mode == "layerwise" and not layerwise_ready(model):
