@@ -19,6 +19,7 @@ import importlib.util
 from .catalog.custom import register_custom_tasks
 from .catalog.table import TASKS, UnknownTaskError, get_task
 from .errors import ParamsError
+from .model_facts import model_facts
 from .models.registry import MODEL_REGISTRY, ModelError, builtin_families, resolve_model
 from .models.roster import BUILTIN_MODELS
 from .params import closest, load_params, undo_hint, validation_is_reported
@@ -59,7 +60,7 @@ def _model_exists(model: str, import_models: bool) -> None:
             known = sorted(BUILTIN_MODELS) + sorted(MODEL_REGISTRY)
             raise ModelError(f"unknown model {model!r}{closest(model, known)}; known models: {', '.join(known)}, "
                              "or give an importable class as 'package.module:ClassName'")
-        resolve_model(model)
+        model_facts(model)  # imports it, unless its source is unchanged since it last did
         return
     module = model.partition(":")[0]
     repository_on_path()

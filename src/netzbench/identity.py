@@ -52,6 +52,7 @@ EXECUTION_ONLY = {
     "netzbench.console": "prints the command line's log messages on stderr",
     "netzbench.errors": "error types",
     "netzbench.identity": "this declaration and the key it defines",
+    "netzbench.model_facts": "a user model's families and baseline kind, remembered per source (planning only)",
     "netzbench.params": "validation; the resolved values enter the key as hyperparameters",
     "netzbench.params_file": "reads the params file safely (size, duplicate keys, anchor bombs); decides no value",
     "netzbench.paths": "where files live, imports by reference",

@@ -22,7 +22,8 @@ from ..catalog.card import card_summary
 from ..families import headline
 from ..graphs.layout import data_hash, read_meta, seed_data_hash
 from ..identity import code_version, seed_key, task_spec
-from ..models.registry import builtin_baseline, builtin_families, resolve_model
+from ..model_facts import model_facts
+from ..models.registry import MODEL_REGISTRY, builtin_baseline, builtin_families, resolve_model
 from ..protocol import for_task, resolve, trained
 from ..records import SCHEMA_VERSION, RunRecord, cell_status, check_finite, software_versions
 from ..training.search import candidates as search_candidates
@@ -141,8 +142,10 @@ def _families(model: str, model_args: dict, model_spec) -> tuple[frozenset, str 
     families = builtin_families(model)
     if families is not None:
         return families, builtin_baseline(model)
-    spec = resolve_model(model, model_args)  # user model: importing is unavoidable
-    return spec.task_types, spec.baseline
+    if model in MODEL_REGISTRY or ":" not in model:  # registered in this process (the Python API)
+        spec = resolve_model(model, model_args)
+        return spec.task_types, spec.baseline
+    return model_facts(model)  # a user's module:Class: imported once per version of its source
 
 
 def pipeline_cells(params: dict, tasks: list[str] | None = None) -> list[tuple[str, str, str, dict | None]]:

@@ -1,0 +1,107 @@
+"""A user model's families and baseline kind are remembered per version of its source: a train stage
+after the first plans the candidate's cells without importing it (and torch)."""
+
+import json
+import sys
+
+import pytest
+
+from netzbench import model_facts as facts_mod
+from netzbench.model_facts import model_facts
+from netzbench.models.registry import ModelError
+from netzbench.run.plan import _families
+
+MODEL = '''
+import torch
+
+class {name}(torch.nn.Module):
+    task_types = {families!r}
+    baseline = {baseline!r}
+
+    def __init__(self, in_channels, hidden_channels, out_channels):
+        super().__init__()
+        self.lin = torch.nn.Linear(in_channels, out_channels)
+
+    def forward(self, x, edge_index):
+        return self.lin(x)
+'''
+
+
+@pytest.fixture
+def package(tmp_path, monkeypatch):
+    """A ``factsmodels`` package on the path and a private cache; yields a writer of its module."""
+    pkg = tmp_path / "factsmodels"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path / "cache"))
+
+    def write(families=("node_cls",), baseline=None, name="Net"):
+        (pkg / "net.py").write_text(MODEL.format(name=name, families=list(families), baseline=baseline))
+        sys.modules.pop("factsmodels.net", None)
+        sys.modules.pop("factsmodels", None)
+
+    yield write, tmp_path / "cache" / "models"
+    sys.modules.pop("factsmodels.net", None)
+    sys.modules.pop("factsmodels", None)
+
+
+def _imports(monkeypatch):
+    """Count the imports model_facts makes (resolve_model), still importing."""
+    from netzbench.models import registry
+
+    calls = []
+    real = registry.resolve_model
+    monkeypatch.setattr(registry, "resolve_model", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    return calls
+
+
+def test_a_models_facts_are_imported_once_per_source(package, monkeypatch):
+    write, folder = package
+    write(families=("node_cls", "link_pred"), baseline="structure_free")
+    calls = _imports(monkeypatch)
+    assert model_facts("factsmodels.net:Net") == (frozenset({"node_cls", "link_pred"}), "structure_free")
+    assert calls == ["factsmodels.net:Net"]
+    (entry,) = folder.glob("*.json")
+    assert json.loads(entry.read_text())["task_types"] == ["link_pred", "node_cls"]
+
+    sys.modules.pop("factsmodels.net", None)  # a new stage's process: nothing imported
+    assert _families("factsmodels.net:Net", {"heads": 2}, None) == (frozenset({"node_cls", "link_pred"}),
+                                                                    "structure_free")
+    assert calls == ["factsmodels.net:Net"] and "factsmodels.net" not in sys.modules
+
+    write(families=("graph_cls",))  # the source changed: imported again, the new answer
+    assert model_facts("factsmodels.net:Net") == (frozenset({"graph_cls"}), None)
+    assert len(calls) == 2 and len(list(folder.glob("*.json"))) == 2
+
+
+def test_a_damaged_entry_is_ignored_and_rewritten(package, monkeypatch):
+    write, folder = package
+    write()
+    model_facts("factsmodels.net:Net")
+    (entry,) = folder.glob("*.json")
+    for damaged in ("{not json", json.dumps({"key": "another", "task_types": ["node_cls"], "baseline": None}),
+                    json.dumps({"key": entry.stem, "task_types": ["everything"], "baseline": None})):
+        entry.write_text(damaged)
+        calls = _imports(monkeypatch)
+        assert model_facts("factsmodels.net:Net") == (frozenset({"node_cls"}), None)
+        assert calls == ["factsmodels.net:Net"]  # imported, not trusted
+        assert json.loads(entry.read_text())["task_types"] == ["node_cls"]
+
+
+def test_a_model_that_does_not_resolve_is_an_error_and_not_remembered(package):
+    write, folder = package
+    write()
+    with pytest.raises(ModelError, match="NoSuchClass"):
+        model_facts("factsmodels.net:NoSuchClass")
+    with pytest.raises(ModelError):
+        model_facts("factsmodels.missing:Net")
+    assert not folder.exists() or not list(folder.glob("*.json"))
+
+
+def test_an_unwritable_cache_costs_an_import_not_an_error(package, monkeypatch):
+    write, folder = package
+    write()
+    monkeypatch.setattr(facts_mod.os, "replace", lambda *a: (_ for _ in ()).throw(OSError("read-only")))
+    assert model_facts("factsmodels.net:Net") == (frozenset({"node_cls"}), None)
+    assert not list(folder.glob("*.json"))  # no temporary left behind either
