@@ -77,3 +77,40 @@ def test_the_report_reads_through_the_same_door(tmp_path):
     rep = BenchmarkReport.from_runs(runs, tasks=["karate"], models=["GCN", "GAT"], params=None)
     assert rep.cell_status("karate", "GAT") == "missing" and rep.cell_status("karate", "GCN") == "ok"
     assert rep.task_info["karate"].category == "social"
+
+
+BROKEN = [
+    lambda r: r["seeds"]["0"]["history"]["val_acc"].__setitem__(1, "0.6"),     # a string in a series
+    lambda r: r["seeds"]["0"]["history"]["val_acc"].insert(0, [0.1]),          # a list in a series
+    lambda r: r["seeds"]["0"]["history"]["test_acc"].append(True),             # a boolean is no number
+    lambda r: r["seeds"]["0"]["epochs"].__setitem__(0, 0),                     # below the minimum
+    lambda r: r["hyperparameters"].__setitem__("epochs", "2"),
+    lambda r: r["seeds"]["0"]["history"].__setitem__("val_acc", "0.4"),        # a series that is no list
+]
+
+
+@pytest.mark.parametrize("damage", [*BROKEN, None])
+def test_the_fast_item_check_reports_what_jsonschema_reports(damage):
+    """History series skip jsonschema's descent per value (records._plain_items): the verdict and the
+    error chosen are those of the stock validator, for a broken value anywhere (None: a valid record,
+    a null in a series)."""
+    import jsonschema
+
+    from netzbench.records import _validator, schema
+
+    rec = _record()
+    rec["seeds"]["0"]["history"]["test_acc"][1] = None
+    if damage is not None:
+        damage(rec)
+    stock = jsonschema.validators.validator_for(schema())(schema())
+    ours = _validator(None)
+    assert type(ours) is not type(stock)  # the extended validator is the one in use
+
+    def verdict(v):
+        errors = list(v.iter_errors(rec))
+        best = jsonschema.exceptions.best_match(iter(errors))
+        return sorted((list(e.absolute_path), e.message) for e in errors), \
+            None if best is None else (list(best.absolute_path), best.message)
+
+    assert verdict(ours) == verdict(stock)
+    assert (verdict(ours)[1] is None) == (damage is None)

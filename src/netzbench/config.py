@@ -47,7 +47,10 @@ def check_model(model: str, model_args: dict | None = None) -> None:
     """Fail early, with the valid choices, for an unknown or unimportable model
     (:class:`~netzbench.models.registry.ModelError`)."""
     if builtin_families(model) is None:
-        resolve_model(model, model_args or {})
+        if ":" in model and model not in MODEL_REGISTRY:
+            model_facts(model)  # imports it, unless its source is unchanged since it last did
+        else:
+            resolve_model(model, model_args or {})
 
 
 def _model_exists(model: str, import_models: bool) -> None:

@@ -62,7 +62,27 @@ def _validator(definition: str | None = None):
                                               "$ref": f"#/$defs/{definition}"}
     cls = jsonschema.validators.validator_for(full)
     cls.check_schema(target)
-    return cls(target)
+    return jsonschema.validators.extend(cls, {"items": _plain_items(cls.VALIDATORS["items"])})(target)
+
+
+def _plain_items(items_keyword):
+    """jsonschema's ``items`` keyword, with a fast path for an item schema that is a bare type test
+    (``{"type": ["number", "null"]}``: a history series, hundreds of values per seed): an element that
+    passes the type test is not descended into (a descent per float made validation most of a cached
+    train stage's and the report stage's time); one that fails is, so the errors are jsonschema's own,
+    in its order (tests/test_records.py compares them)."""
+
+    def items(validator, item_schema, instance, schema):
+        if (not isinstance(item_schema, dict) or set(item_schema) != {"type"} or "prefixItems" in schema
+                or not validator.is_type(instance, "array")):
+            yield from items_keyword(validator, item_schema, instance, schema)
+            return
+        types = item_schema["type"] if isinstance(item_schema["type"], list) else [item_schema["type"]]
+        for index, item in enumerate(instance):
+            if not any(validator.is_type(item, t) for t in types):
+                yield from validator.descend(item, item_schema, path=index)
+
+    return items
 
 
 def _check(instance, definition: str | None, where, what: str) -> None:

@@ -12,10 +12,12 @@ results into the run record (a :class:`~netzbench.records.RunRecord`).
 
 from __future__ import annotations
 
+import ast
 import logging
 import os
 import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from ..catalog.card import card_summary
@@ -174,9 +176,24 @@ def batch_size(family: str) -> int | None:
     """Graphs per optimiser step of ``family`` (None: full batch), as training/graph_level.py trains them."""
     if family not in ("graph_cls", "graph_reg"):
         return None
-    from ..training.graph_level import BATCH_SIZE  # torch: imported only where a graph-level cell is planned
+    return _graph_batch_sizes()[family]
 
-    return BATCH_SIZE[family]
+
+@lru_cache(maxsize=1)
+def _graph_batch_sizes() -> dict:
+    """``BATCH_SIZE`` of training/graph_level.py, read from its source where the module is not imported yet:
+    importing it imports torch and PyG, about 3 s that a train stage whose seeds are all cached would pay
+    for one constant (tests/test_model_facts.py compares the two)."""
+    module = sys.modules.get("netzbench.training.graph_level")
+    if module is not None:
+        return module.BATCH_SIZE
+    source = (Path(__file__).resolve().parents[1] / "training" / "graph_level.py").read_text(encoding="utf-8")
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "BATCH_SIZE" for t in node.targets):
+            return ast.literal_eval(node.value)
+    from ..training.graph_level import BATCH_SIZE  # not a literal any more: import it after all
+
+    return BATCH_SIZE
 
 
 def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", model_args: dict | None = None,
