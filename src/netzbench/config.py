@@ -19,8 +19,8 @@ import importlib.util
 from .catalog.custom import register_custom_tasks
 from .catalog.table import TASKS, UnknownTaskError, get_task
 from .errors import ParamsError
-from .model_facts import model_facts
-from .models.registry import MODEL_REGISTRY, ModelError, builtin_families, resolve_model
+from .model_facts import model_facts, model_families
+from .models.registry import MODEL_REGISTRY, ModelError, builtin_families
 from .models.roster import BUILTIN_MODELS
 from .params import closest, load_params, undo_hint, validation_is_reported
 from .paths import repository_on_path
@@ -46,11 +46,7 @@ def check_task(task_id: str):
 def check_model(model: str, model_args: dict | None = None) -> None:
     """Fail early, with the valid choices, for an unknown or unimportable model
     (:class:`~netzbench.models.registry.ModelError`)."""
-    if builtin_families(model) is None:
-        if ":" in model and model not in MODEL_REGISTRY:
-            model_facts(model)  # imports it, unless its source is unchanged since it last did
-        else:
-            resolve_model(model, model_args or {})
+    model_families(model, model_args)  # a user's module:Class imported unless its source is unchanged
 
 
 def _model_exists(model: str, import_models: bool) -> None:

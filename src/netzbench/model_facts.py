@@ -72,3 +72,17 @@ def model_facts(model_ref: str) -> tuple[frozenset, str | None]:
     spec = resolve_model(model_ref)
     _write(path, {"key": key, "model": model_ref, "task_types": sorted(spec.task_types), "baseline": spec.baseline})
     return spec.task_types, spec.baseline
+
+
+def model_families(model: str, model_args: dict | None = None) -> tuple[frozenset, str | None]:
+    """``(task_types, baseline)`` of any model name: a roster model's from the roster table, a user's
+    ``module:Class`` from :func:`model_facts`, a name registered in this process by resolving it."""
+    from .models.registry import MODEL_REGISTRY, builtin_baseline, builtin_families, resolve_model
+
+    families = builtin_families(model)
+    if families is not None:
+        return families, builtin_baseline(model)
+    if ":" in model and model not in MODEL_REGISTRY:
+        return model_facts(model)
+    spec = resolve_model(model, model_args or {})
+    return spec.task_types, spec.baseline

@@ -24,8 +24,7 @@ from ..catalog.card import card_summary
 from ..families import headline
 from ..graphs.layout import data_hash, read_meta, seed_data_hash
 from ..identity import code_version, seed_key, task_spec
-from ..model_facts import model_facts
-from ..models.registry import MODEL_REGISTRY, builtin_baseline, builtin_families, resolve_model
+from ..model_facts import model_families
 from ..protocol import for_task, resolve, trained
 from ..records import SCHEMA_VERSION, RunRecord, cell_status, check_finite, software_versions
 from ..training.search import candidates as search_candidates
@@ -141,13 +140,7 @@ def _families(model: str, model_args: dict, model_spec) -> tuple[frozenset, str 
     """The families the model serves and its baseline kind (None for a model under test)."""
     if model_spec is not None:
         return model_spec.task_types, model_spec.baseline
-    families = builtin_families(model)
-    if families is not None:
-        return families, builtin_baseline(model)
-    if model in MODEL_REGISTRY or ":" not in model:  # registered in this process (the Python API)
-        spec = resolve_model(model, model_args)
-        return spec.task_types, spec.baseline
-    return model_facts(model)  # a user's module:Class: imported once per version of its source
+    return model_families(model, model_args)  # a user's module:Class: imported once per version of its source
 
 
 def pipeline_cells(params: dict, tasks: list[str] | None = None) -> list[tuple[str, str, str, dict | None]]:
@@ -216,9 +209,9 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
     family = meta["family"]
     seeds = list(params["seeds"])
     epochs, epochs_source = resolve_epochs(params, task_id, meta, task_dir)
-    hp = resolve_hparams(params, family, epochs, relational=meta.get("split") == "relational_canonical")
-    switches = for_task(resolve(params["protocol"], params["protocol_overrides"]), family,
-                        relational=meta.get("split") == "relational_canonical")
+    relational = meta.get("split") == "relational_canonical"
+    hp = resolve_hparams(params, family, epochs, relational=relational)
+    switches = for_task(resolve(params["protocol"], params["protocol_overrides"]), family, relational=relational)
     metric, direction = headline(family, switches)
     if role == "roster" and model_args is None:
         model_args = params["train"]["model_config"].get(model)  # overrides of the reference configuration
