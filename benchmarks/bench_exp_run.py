@@ -76,7 +76,7 @@ def main() -> None:
     train = training_wall(target / "metrics")
     print(f"# fresh clone of {REPO.name} at {target}: {' '.join(cmd)}")
     print(f"wall {wall:.1f} s, training wall {train:.1f} s, {len(ran)} stages ran "
-          f"({sum('train@' in r for r in ran)} train, {sum('fetch' in r for r in ran)} fetch); "
+          f"({sum(name == 'train' for _, name in starts)} train, {sum(name == 'fetch' for _, name in starts)} fetch); "
           f"besides training: {wall - train:.1f} s (goal: <= 25 s for the default case; with a candidate on a "
           f"cached roster, <= the training time)")
 

@@ -4,7 +4,8 @@ Copies the repository to a temporary directory, writes a small params.yaml
 (2 offline tasks, 2 models, 3 seeds, 3 epochs), commits, runs the pipeline
 and checks that the outputs exist, that a candidate trains only its own
 cells, that added seeds reuse finished ones, and that DVC's metrics and plots
-commands see the outputs.
+commands see the outputs. A second copy checks the one train stage: a stale
+cell retrains alone, and a task dropped from params.yaml leaves no record.
 """
 
 import json
@@ -12,6 +13,7 @@ import shutil
 import subprocess
 
 import pytest
+import yaml
 
 from helpers import REPO, logged
 from netzbench.quick import PROFILE, prepare, run_quick
@@ -52,10 +54,49 @@ def test_the_quick_profile_runs_end_to_end(tmp_path):
     assert any(m.startswith("quick profile: done in") for m in said)
 
 
+def _seeds_cached(dst, task, model) -> list[bool]:
+    record = json.loads((dst / f"metrics/runs/{task}/{model}.json").read_text())
+    return [record["seeds"][s].get("cached", False) for s in sorted(record["seeds"])]
+
+
+def _edit_params(dst, edit) -> None:
+    params = yaml.safe_load((dst / "params.yaml").read_text())
+    edit(params)
+    (dst / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+
+
+def test_the_one_train_stage_retrains_a_stale_cell_alone_and_drops_removed_tasks(tmp_path):
+    """One `train` stage for every task: a change that stales one cell (karate/GCN, the only node-level cell
+    that trains: CommonNeighbors serves link prediction only) retrains that cell's seeds and recalls every
+    other from the per-seed cache; a task dropped from params.yaml leaves nothing in metrics/."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    dst = prepare(tmp_path / "repo", REPO, {"tasks": ["karate", "random_tsp"], "models": ["GCN", "CommonNeighbors"],
+                                            "seeds": [0, 1], "epochs": {"karate": 2, "random_tsp": 2}})
+    env = workspace_env(dst)
+    assert stages_run(run(["dvc", "repro"], dst, env)) == {"fetch", "train", "report"}
+    assert _seeds_cached(dst, "karate", "GCN") == _seeds_cached(dst, "random_tsp", "GCN") == [False, False]
+
+    _edit_params(dst, lambda p: p["train"].update(node_cls={"lr": 0.02, "weight_decay": 0.0005}))
+    assert stages_run(run(["dvc", "repro"], dst, env)) == {"fetch", "train", "report"}
+    assert _seeds_cached(dst, "karate", "GCN") == [False, False]  # the stale cell: trained again
+    assert _seeds_cached(dst, "random_tsp", "GCN") == _seeds_cached(dst, "random_tsp", "CommonNeighbors") \
+        == [True, True]  # the others: from the per-seed cache
+    assert json.loads((dst / "metrics/runs/karate/CommonNeighbors.json").read_text())["status"] == "incompatible"
+
+    _edit_params(dst, lambda p: p.update(tasks=["karate"]))
+    assert stages_run(run(["dvc", "repro"], dst, env)) == {"fetch", "train", "report"}
+    assert sorted(p.name for p in (dst / "metrics/runs").iterdir()) == ["karate"]
+    assert sorted(p.name for p in (dst / "metrics/candidate").iterdir()) == ["karate.json"]
+    assert _seeds_cached(dst, "karate", "GCN") == [True, True]
+    report = json.loads((dst / "metrics/report.json").read_text())
+    assert report["n_tasks"] == 1 and "random_tsp" not in json.dumps(report["cells"])
+
+
 def test_repro_then_candidate_then_more_seeds(repo):
     dst, env = repo
     out = run(["dvc", "repro"], dst, env)
-    assert stages_run(out) == {"fetch", "train@random_tsp", "train@karate", "report"}  # a train stage per task
+    assert stages_run(out) == {"fetch", "train", "report"}  # one train stage for every task
     for rel in ["metrics/report.json", "reports/benchmark.json", "reports/REPORT.md", "plots/critical_difference.png",
                 "plots/critical_difference.svg", "plots/mean_ranks.csv", "plots/mean_ranks.png",
                 "reports/site/index.html", "reports/site/tasks/karate.html",
@@ -77,8 +118,8 @@ def test_repro_then_candidate_then_more_seeds(repo):
     assert stages_run(noop) == {"fetch"}  # only the source re-check
 
     out = run(["dvc", "exp", "run", "-S", "model=user_models.example:MyGNN"], dst, env)
-    assert stages_run(out) == {"fetch", "train@random_tsp", "train@karate", "report"}  # fetch: always re-checked
-    for task in ("karate", "random_tsp"):  # the task's stage ran for its candidate: every roster seed recalled
+    assert stages_run(out) == {"fetch", "train", "report"}  # fetch: always re-checked
+    for task in ("karate", "random_tsp"):  # the stage ran for the candidate: every roster seed recalled
         for model in ("GCN", "GraphSAGE"):
             rec = json.loads((dst / f"metrics/runs/{task}/{model}.json").read_text())
             assert all(s.get("cached") for s in rec["seeds"].values()), (task, model)
@@ -100,7 +141,7 @@ def test_repro_then_candidate_then_more_seeds(repo):
         assert name in listed, name
 
     out = run(["dvc", "exp", "run", "-S", "model=null", "-S", "seeds=[0,1,2,3]"], dst, env)
-    assert {"train@karate", "train@random_tsp"} <= stages_run(out)
+    assert "train" in stages_run(out)
     rec = json.loads((dst / "metrics/runs/karate/GCN.json").read_text())
     assert [rec["seeds"][s].get("cached", False) for s in ("0", "1", "2", "3")] == [True, True, True, False]
 
@@ -108,7 +149,11 @@ def test_repro_then_candidate_then_more_seeds(repo):
     # so each trains its catalogue budget, written into data/<task>/meta.json by fetch
     out = run(["dvc", "exp", "run", "-S", "tasks=[karate_link_pred,synthetic_triangles]", "-S", "seeds=[0,1]",
                "-S", "models=[GCN]"], dst, env)
-    assert {"train@karate_link_pred", "train@synthetic_triangles", "report"} <= stages_run(out)
+    assert {"train", "report"} <= stages_run(out)
+    # the tasks dropped leave no record behind (DVC removes the stage's folders before it runs)
+    assert sorted(p.name for p in (dst / "metrics/runs").iterdir()) == ["karate_link_pred", "synthetic_triangles"]
+    assert sorted(p.name for p in (dst / "metrics/candidate").iterdir()) == ["karate_link_pred.json",
+                                                                            "synthetic_triangles.json"]
     for task in ("karate_link_pred", "synthetic_triangles"):
         budget = json.loads((dst / f"data/{task}/meta.json").read_text())["epochs"]
         rec = json.loads((dst / f"metrics/runs/{task}/GCN.json").read_text())

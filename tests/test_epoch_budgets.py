@@ -150,7 +150,7 @@ def test_netzbench_tasks_shows_budgets_and_overrides(tmp_path, monkeypatch):
 
 def test_dvc_yaml_depends_on_the_whole_epochs_mapping():
     stages = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
-    params = stages["train"]["do"]["params"]
+    params = stages["train"]["params"]
     assert "train.epochs" in params
     assert not [p for p in params if isinstance(p, str) and p.startswith("train.epochs.")]
 

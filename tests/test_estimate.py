@@ -32,7 +32,7 @@ def test_a_seed_costs_its_setup_and_each_epoch_as_the_probes_measured():
     assert seed_seconds(2.0, 1.9, 3, 50) == 2.0  # noise that makes the longer probe faster: no negative epoch
 
 
-def test_a_stage_pools_every_cell_of_its_task_over_the_workers():
+def test_the_stage_pools_every_cell_over_the_workers():
     # two workers: 4 on one; 3, 1 and 2 on the other (free at 3, then 4); the last 1 on the first: 6
     assert stage_seconds([[4.0], [3.0, 1.0], [2.0, 1.0]], 2) == pytest.approx(6.0)
     assert stage_seconds([[4.0], [3.0, 1.0]], 1) == pytest.approx(8.0)  # one worker: the sum
@@ -68,9 +68,9 @@ def test_a_plan_with_one_cached_and_one_new_cell(karate):
     assert sage["basis"] == "data/karate"
     assert result["compute_s"] == pytest.approx(2 * sage["seconds_per_seed"])
     assert sage["train_s"] == pytest.approx(2 * sage["seconds_per_seed"])
-    # one stage for the task (workers: 1, seeds in turn) and its fixed cost
-    assert result["stages"] == {"karate": pytest.approx(sage["train_s"] + result["stage_overhead_s"])}
-    assert result["wall_s"] == pytest.approx(result["stages"]["karate"])
+    # one train stage for every task (workers: 1, seeds in turn) and its fixed cost, once
+    assert result["stages"] == {"train": pytest.approx(sage["train_s"] + result["stage_overhead_s"])}
+    assert result["wall_s"] == pytest.approx(result["stages"]["train"])
     text = render(result)
     assert "karate  GCN" in text and "cached" in text and "2 seed run(s) to train" in text
     # --afresh: what a fresh clone pays, the cache notwithstanding (and the cache left as it was)
@@ -78,6 +78,15 @@ def test_a_plan_with_one_cached_and_one_new_cell(karate):
     fresh = _cell(estimate_plan(only_gcn, data_root=data, afresh=True), "karate", "GCN")
     assert fresh["status"] == "train" and fresh["seeds_to_train"] == 2 and fresh["seconds_per_seed"] > 0
     assert _cell(estimate_plan(only_gcn, data_root=data), "karate", "GCN")["status"] == "cached"
+
+
+def test_every_task_shares_one_train_stage_and_its_fixed_cost(karate):
+    params, data = karate
+    gin = make_params(tasks=["karate", "cora"], models=["GIN"], seeds=[0, 1])  # node tasks: nothing to probe
+    result = estimate_plan(gin, data_root=data)
+    assert {c["status"] for c in result["cells"]} == {"incompatible"}
+    assert result["stages"] == {"train": result["stage_overhead_s"]}  # once, not once per task
+    assert result["wall_s"] == result["stage_overhead_s"]
 
 
 def test_a_cell_that_cannot_fit_says_why_and_what_would_make_it_fit(karate):

@@ -307,8 +307,8 @@ def test_defaults_and_the_budget_excludes_a_width_search(tmp_path):
         run_benchmark(models={"GCN": "GCN"}, tasks=["karate"], seeds=[0], param_budget=-1, progress=False)
 
 
-def test_both_are_dvc_params_of_the_train_stages():
-    params = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]["train"]["do"]["params"]
+def test_both_are_dvc_params_of_the_train_stage():
+    params = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]["train"]["params"]
     assert "train.param_budget" in params and "train.node_split" in params
 
 

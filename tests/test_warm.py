@@ -204,7 +204,8 @@ def test_a_bad_environment_value_is_named(monkeypatch):
 
 
 def test_separate_stage_processes_share_one_server(workdir, warm_on):
-    """What dvc repro does: one `netzbench train` process per cell, each a new Python."""
+    """What consecutive `dvc repro` / `dvc exp run`s do: one `netzbench train` process after another, each a
+    new Python."""
     import yaml
 
     (workdir / "params.yaml").write_text(yaml.safe_dump({

@@ -78,37 +78,51 @@ def card(task: str, data_root: str, as_json: bool) -> None:
 
 
 @main.command()
-@click.argument("task")
+@click.argument("task", required=False)
 @click.argument("model", required=False)
+@click.option("--all", "all_tasks", is_flag=True,
+              help="Every task of params.yaml, their seeds in one pool (the pipeline's train stage).")
 @click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
 @click.option("--out", default=None, help="Run record path of a single cell [default: metrics/runs/TASK/MODEL.json].")
 @click.option("--data-root", default="data", show_default=True)
-def train(task: str, model: str | None, params_path: str, out: str | None, data_root: str) -> None:
-    """Train every seed of TASK's cells and write their run records (the pipeline's train stage).
+def train(task: str | None, model: str | None, all_tasks: bool, params_path: str, out: str | None,
+          data_root: str) -> None:
+    """Train every seed of the pipeline's cells and write their run records.
 
-    Without MODEL: every roster model of params.yaml and the candidate (params `model` + `model_args`),
-    their uncached seeds in one pool, records in metrics/runs/TASK/ and metrics/candidate/TASK.json
-    (`no_candidate` when `model` is null, `in_roster` when it names a roster model without
-    `model_args`: the report then uses the roster cell). With MODEL: that one cell only.
+    With --all (the pipeline's train stage): for every task of params.yaml, every roster model and the
+    candidate (params `model` + `model_args`), the uncached seeds of all of them in one pool; records in
+    metrics/runs/TASK/ and metrics/candidate/TASK.json (`no_candidate` when `model` is null, `in_roster`
+    when it names a roster model without `model_args`: the report then uses the roster cell), and the
+    records of a task or roster model no longer in params.yaml removed from there. With TASK: that
+    task's cells only. With TASK MODEL: that one cell.
     """
     from .paths import child
-    from .run.execute import train_cell, train_task
+    from .run.execute import train_cell, train_task, train_tasks
 
     params = checked_params(params_path)
-    check_task_name(params, task)
+    if all_tasks == (task is not None):
+        raise UserError("name the task to train, or give --all for every task of params.yaml"
+                        if not all_tasks else "give TASK or --all, not both")
+    if task is not None:
+        check_task_name(params, task)
     check_device(params)
     if model is None:
         if out is not None:
-            raise UserError("--out names one cell's record: give MODEL too")
+            raise UserError("--out names one cell's record: give TASK and MODEL")
         if params["model"] is not None:
             check_model_name(params["model"], params["model_args"] or {})
         try:
-            records = train_task(task, params, child("metrics/runs", task), child("metrics/candidate", f"{task}.json"),
-                                 data_root=data_root)
-        except RecordError as exc:
+            if all_tasks:
+                records = train_tasks(params["tasks"], params, "metrics/runs", "metrics/candidate",
+                                      data_root=data_root, prune=True)
+            else:
+                records = {task: train_task(task, params, child("metrics/runs", task),
+                                            child("metrics/candidate", f"{task}.json"), data_root=data_root)}
+        except (RecordError, FileNotFoundError) as exc:  # a record not written (a full disk); a task not fetched
             raise UserError(str(exc)) from None
-        summary = ", ".join(f"{m} {r['status']}" for m, r in records.items())
-        log.info(f"{task}: {summary} -> metrics/runs/{task}/, metrics/candidate/{task}.json")
+        for name, by_model in records.items():
+            summary = ", ".join(f"{m} {r['status']}" for m, r in by_model.items())
+            log.info(f"{name}: {summary} -> metrics/runs/{name}/, metrics/candidate/{name}.json")
         return
     check_model_name(model)
     out = out or child(child("metrics/runs", task), f"{model}.json")  # checked names; never outside metrics/runs
@@ -161,11 +175,13 @@ def candidate(task: str, params_path: str, data_root: str) -> None:
 def sweep(params_path: str, data_root: str, dry_run: bool) -> None:
     """Train every stale cell's seeds at once (on Ray with exec.executor: ray), filling the seed cache.
 
-    `dvc repro` runs stages one after another; a sweep submits the uncached
-    seeds (and search candidates) of every roster and candidate cell together,
-    so a cluster is kept busy. Results land in the per-seed cache as they
-    finish (an interrupted sweep loses nothing); a following `dvc repro` then
-    records every cell without retraining.
+    As the pipeline's train stage does, a sweep submits the uncached seeds (and
+    search candidates) of every roster and candidate cell together; it writes no
+    run record, fetches only what is not fetched yet, and --dry-run prints the
+    cost first, so it can fill the cache (on a cluster, say) outside DVC.
+    Results land in the per-seed cache as they finish (an interrupted sweep
+    loses nothing); a following `dvc repro` then records every cell without
+    retraining.
     """
     from .catalog.data import fetch_task
     from .run.execute import run_plans

@@ -8,7 +8,7 @@ valid:
   source), the resolved task spec, the processed data ``data/<task>/`` (its
   ``meta.json`` included), the hyperparameters, the seed, the thread count
   and the device;
-- ``dvc.yaml``: the train stages (one per task) depend on exactly the
+- ``dvc.yaml``: the train stage (one, for every task) depends on exactly the
   :data:`RESULT_CODE` paths, the report stage on :data:`REPORT_CODE`. The
   tests check that ``dvc.yaml`` agrees, and that every module a training run
   or the report imports is declared here.

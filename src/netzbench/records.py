@@ -423,15 +423,12 @@ def write_record(path: str | os.PathLike, record: RunRecord | dict) -> None:
 def rerun_hint(path: str | os.PathLike) -> str:
     """What to do about a bad record at ``path``: re-run the DVC stage that writes it (named when
     ``path`` is where the pipeline keeps records), its seeds coming back from the per-seed cache."""
-    p = Path(path)
-    parts = p.parts
-    if len(parts) >= 4 and parts[-4:-2] == ("metrics", "runs"):
-        stage = f"train@{parts[-2]}"  # a stage per task: its roster cells and its candidate
-    elif len(parts) >= 3 and parts[-3:-1] == ("metrics", "candidate"):
-        stage = f"train@{p.stem}"
-    else:
+    parts = Path(path).parts
+    # one train stage writes every task's records, roster and candidate
+    if not ((len(parts) >= 4 and parts[-4:-2] == ("metrics", "runs"))
+            or (len(parts) >= 3 and parts[-3:-1] == ("metrics", "candidate"))):
         return "re-run the stage that wrote it"
-    return f"re-run its stage: `dvc repro -s -f {stage}` (or delete the file and run `dvc repro`)"
+    return "re-run its stage: `dvc repro -s -f train` (or delete the file and run `dvc repro`)"
 
 
 def read_record(path: str | os.PathLike, *, missing_ok: bool = False) -> dict | None:

@@ -20,7 +20,7 @@ with :math:`G_t = \mathrm{index\_add}(t, g\, (z_h \odot w_r))`,
 :math:`G_h = \mathrm{index\_add}(h, (g\, z_t) \odot w_r)` and
 :math:`G_r = \mathrm{index\_add}(r, (g\, z_t) \odot z_h)` (negatives first: autograd runs the
 nodes created last first). So the results are the same bits as the unfused graph
-(``tests/test_distmult_fused.py``), at a fraction of the memory traffic.
+(``tests/test_parallel_edges.py``), at a fraction of the memory traffic.
 """
 
 from __future__ import annotations

@@ -15,10 +15,10 @@ is probed as two stand-ins, at that size and a quarter of it, and time and memor
 linearly in the edges (GNN epochs are linear in nodes and edges; the scaling table in
 benchmarks/RESULTS.md shows where that holds).
 
-The plan's wall time follows how the pipeline runs: a train stage per task, one after another, the
-uncached seeds of all the task's cells in one pool of ``exec.workers`` processes (each takes the next
-seed, cell by cell, when it is free), plus a fixed cost per stage besides training (measured in
-benchmarks/RESULTS.md: 1.35 s with the warm worker server, 3.37 s without). A cell does not fit when
+The plan's wall time follows how the pipeline runs: one train stage, the uncached seeds of every cell
+of every task in one pool of ``exec.workers`` processes (each takes the next seed, cell by cell, in the
+order the stage plans them, when it is free), plus a fixed cost of the stage besides training (measured
+in benchmarks/RESULTS.md: 1.35 s with the warm worker server, 3.37 s without). A cell does not fit when
 a seed's peak exceeds ``exec.max_rss_gb`` or the machine's memory, or when the seeds it runs at
 once do not fit together; each says what would make it fit.
 """
@@ -47,7 +47,8 @@ from .probe import probe_jobs, with_epochs, with_sampling
 
 log = logging.getLogger(__name__)
 
-#: seconds per stage besides training (benchmarks/RESULTS.md, the quick profile): warm server, cold workers
+#: seconds per stage besides training (benchmarks/RESULTS.md, the quick profile): warm server, cold workers;
+#: the pipeline has one train stage
 STAGE_OVERHEAD_S = {"warm": 1.35, "cold": 3.37}
 #: graphs with more edges are probed as scaled stand-ins and extrapolated
 MAX_PROBE_EDGES = 2_000_000
@@ -58,7 +59,7 @@ class CellEstimate:
     """One cell of the plan. ``status``: ``train`` (seeds to train), ``cached`` (nothing to train),
     ``incompatible``, ``unavailable`` (no data and no recorded size), ``does_not_fit``, ``failed``
     (the probe failed: the cell would fail the same way). Seconds and GB are per seed; ``train_s`` is
-    the seeds' to train summed (the task's stage pools them with the other cells': ``stages``)."""
+    the seeds' to train summed (the train stage pools them with the other cells': ``stages``)."""
 
     task: str
     model: str
@@ -186,7 +187,7 @@ def _fit(peak: float, concurrent: int, cap: float | None, machine: float, hint: 
 
 
 def stage_seconds(cells: list[list[float]], workers: int) -> float:
-    """Training wall seconds of one task's stage: the seeds of ``cells`` (each a list of its seeds' seconds,
+    """Training wall seconds of a train stage: the seeds of ``cells`` (each a list of its seeds' seconds,
     in the order the stage plans them) taken in turn by ``workers`` processes, each the next one when it is
     free (as the pool runs them)."""
     free = [0.0] * max(1, workers)
@@ -200,8 +201,8 @@ def estimate_plan(params: dict, tasks: list[str] | None = None, *, data_root: st
              machine_gb: float | None = None, afresh: bool = False) -> dict:
     """The cost of ``dvc repro`` for ``tasks`` (default every task of ``params``) as the module docstring
     describes: ``cells`` (:class:`CellEstimate` as dicts), ``workers``, ``machine_gb``, ``compute_s`` (the
-    seeds' seconds summed), ``stages`` (each task's train stage: its wall seconds), ``wall_s`` (the
-    stages one after another), ``stage_overhead_s``,
+    seeds' seconds summed), ``stages`` (each train stage of the pipeline -- one, ``train``, for every
+    task -- and its wall seconds), ``wall_s`` (the stages one after another), ``stage_overhead_s``,
     ``probe_epochs``, ``does_not_fit`` (the cells that cannot run, with the reason). ``afresh``: as if the
     per-seed cache were empty (what a fresh clone pays; to set beside a finished run's times)."""
     tasks = list(tasks or params["tasks"])
@@ -213,7 +214,7 @@ def estimate_plan(params: dict, tasks: list[str] | None = None, *, data_root: st
     machine = machine_gb or machine_memory_gb()
     cap = params["exec"].get("max_rss_gb")
     overhead = STAGE_OVERHEAD_S["warm" if params["exec"].get("warm_s") else "cold"]
-    seen: set[str] = set()  # a seed key another cell trains first is cached by the time its stage runs
+    seen: set[str] = set()  # a seed key another cell trains first runs once in the stage's pool
     out: list[CellEstimate] = []
     scratch = Path(tempfile.mkdtemp(prefix="netzbench-estimate-"))
     saved = os.environ.get(CACHE_ENV)
@@ -268,8 +269,10 @@ def estimate_plan(params: dict, tasks: list[str] | None = None, *, data_root: st
             os.environ[CACHE_ENV] = saved
         shutil.rmtree(scratch, ignore_errors=True)
     trained = [c for c in out if c.status == "train"]
-    stages = {task: stage_seconds([[c.seconds_per_seed] * c.seeds_to_train for c in trained if c.task == task],
-                                  n_workers) + overhead for task in tasks}
+    order = {(t, m, role): i for i, (t, m, role, _) in enumerate(pipeline_cells(params, tasks))}
+    pooled = sorted(trained, key=lambda c: order[c.task, c.model, c.role])  # as the stage hands them out
+    stages = {"train": stage_seconds([[c.seconds_per_seed] * c.seeds_to_train for c in pooled], n_workers)
+              + overhead}
     return {"cells": [asdict(c) for c in out], "workers": n_workers, "machine_gb": machine,
             "compute_s": sum(c.train_s for c in trained), "stages": stages,
             "wall_s": sum(stages.values()), "stage_overhead_s": overhead, "probe_epochs": probe_epochs,
@@ -299,7 +302,8 @@ def render(result: dict) -> str:
     n = sum(c["seeds_to_train"] for c in result["cells"] if c["status"] == "train")
     lines += ["", f"{n} seed run(s) to train: {_duration(result['compute_s'])} of training, about "
                   f"{_duration(result['wall_s'])} of wall time for `dvc repro` with {result['workers']} worker(s) "
-                  f"({result['stage_overhead_s']:g} s per stage besides training; fetch and report not included)"]
+                  f"({result['stage_overhead_s']:g} s for the train stage besides training; fetch and report not "
+                  "included)"]
     if result["does_not_fit"]:
         lines += ["", f"{len(result['does_not_fit'])} cell(s) would not run here:"]
         lines += [f"  {line}" for line in result["does_not_fit"]]

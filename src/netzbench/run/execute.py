@@ -8,6 +8,7 @@ worker code, so a cell's histories do not depend on the choice.
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 from dataclasses import replace
@@ -173,33 +174,100 @@ def _write(out_path: str | Path, record) -> None:
                           "the per-seed cache are reused when the stage runs again") from None
 
 
-def train_task(task_id: str, params: dict, runs_dir: str | Path, candidate_path: str | Path, *,
-               data_root: str | Path = "data", progress: bool = True) -> dict[str, dict]:
-    """Every cell of one task the pipeline trains (each roster model, and the candidate) in one go: the
-    uncached seeds of all of them share one pool (a stale cell still trains alone: the per-seed cache
-    decides what runs), then each record is written, ``runs_dir/<model>.json`` for the roster and
-    ``candidate_path`` for the candidate (a placeholder, ``no_candidate`` or ``in_roster``, when there is
-    none to train). Returns the records by model (the candidate under ``"candidate"``)."""
+def _train(tasks: list[str], params: dict, paths, *, data_root: str | Path, progress: bool,
+           desc: str) -> dict[str, dict[str, dict]]:
+    """Plan every cell of ``tasks`` (each roster model, and the candidate), train the uncached seeds of all
+    of them in one :func:`run_plans` call (one pool: a worker takes the next seed of whichever cell when it
+    is free; a stale cell still trains alone: the per-seed cache decides what runs), then write each
+    record where ``paths(task)`` says: ``(runs_dir, candidate_path)``. Every cell is planned before
+    anything trains, so a task without data stops the stage before a seed runs."""
     from .plan import candidate_placeholder, pipeline_cells
 
-    cells = pipeline_cells(params, [task_id])
+    cells = pipeline_cells(params, tasks)
     plans = [plan_cell(t, m, params, role=role, model_args=args, data_root=data_root, quiet=True)
              for t, m, role, args in cells]
-    run_plans([p for p in plans if p.jobs], params, progress=progress, desc=task_id)
-    out: dict[str, dict] = {}
-    for (_, model, role, _), plan in zip(cells, plans):
+    stale = sorted((p for p in plans if p.jobs), key=lambda p: -_seed_weight(p.record['task'], data_root))
+    run_plans(stale, params, progress=progress, desc=desc)
+    out: dict[str, dict[str, dict]] = {task: {} for task in tasks}
+    for (task, model, role, _), plan in zip(cells, plans):
+        runs_dir, candidate_path = paths(task)
         record = plan.finish()
         if role == "roster":
             _write(Path(runs_dir) / f"{model}.json", record)
-            out[model] = record.to_dict()
+            out[task][model] = record.to_dict()
         else:
             _write(candidate_path, record)
-            out["candidate"] = record.to_dict()
-    placeholder = candidate_placeholder(task_id, params)
-    if placeholder is not None:
-        _write(candidate_path, placeholder)
-        out["candidate"] = placeholder
+            out[task]["candidate"] = record.to_dict()
+    for task in tasks:
+        placeholder = candidate_placeholder(task, params)
+        if placeholder is not None:
+            _write(paths(task)[1], placeholder)
+            out[task]["candidate"] = placeholder
     return out
+
+
+def _seed_weight(task: str, data_root: str | Path) -> float:
+    """A rough size of one seed of ``task`` (epochs x nodes, edges and triples x feature width / 64, from
+    ``data/<task>/meta.json``; 0 where it says nothing): the pool takes the heaviest tasks' seeds first,
+    so that the stage ends on small seeds and no worker idles long behind the last one. Order only: what
+    a seed computes does not depend on it."""
+    try:
+        meta = json.loads((Path(data_root) / task / "meta.json").read_text())
+        counts, epochs = meta.get("counts") or {}, float(meta.get("epochs") or 1)
+        size = sum(float(counts.get(k) or 0) for k in ("num_nodes", "num_edges", "num_train_triples"))
+        return epochs * size * max(1.0, float(counts.get("num_features") or 0) / 64)
+    except (OSError, ValueError, TypeError, AttributeError):
+        return 0.0
+
+
+def train_task(task_id: str, params: dict, runs_dir: str | Path, candidate_path: str | Path, *,
+               data_root: str | Path = "data", progress: bool = True) -> dict[str, dict]:
+    """Every cell of one task the pipeline trains (each roster model, and the candidate) in one go: the
+    uncached seeds of all of them share one pool, then each record is written, ``runs_dir/<model>.json``
+    for the roster and ``candidate_path`` for the candidate (a placeholder, ``no_candidate`` or
+    ``in_roster``, when there is none to train). Returns the records by model (the candidate under
+    ``"candidate"``)."""
+    return _train([task_id], params, lambda _: (runs_dir, candidate_path), data_root=data_root,
+                  progress=progress, desc=task_id)[task_id]
+
+
+def train_tasks(tasks: list[str], params: dict, runs_root: str | Path = "metrics/runs",
+                candidate_dir: str | Path = "metrics/candidate", *, data_root: str | Path = "data",
+                progress: bool = True, prune: bool = False) -> dict[str, dict[str, dict]]:
+    """:func:`train_task` for every task of ``tasks`` at once (the pipeline's one train stage): the uncached
+    seeds of every cell of every task in one pool, then the records, ``runs_root/<task>/<model>.json`` and
+    ``candidate_dir/<task>.json``. ``prune``: the two folders are then exactly this run's output: a record
+    it did not write (a task or a roster model no longer in params) is removed, as DVC removes the stage's
+    outputs before it runs, so the folders are the same whether DVC or a person ran it. Returns the
+    records by task, then by model (the candidate under ``"candidate"``)."""
+    from ..paths import child
+
+    tasks = list(tasks)
+    out = _train(tasks, params, lambda t: (child(runs_root, t), child(candidate_dir, f"{t}.json")),
+                 data_root=data_root, progress=progress, desc=f"{len(tasks)} task(s)")
+    if prune:
+        _prune(Path(runs_root), Path(candidate_dir), tasks, list(params["models"]))
+    return out
+
+
+def _prune(runs_root: Path, candidate_dir: Path, tasks: list[str], models: list[str]) -> None:
+    """Remove the run records under ``runs_root`` (``<task>/<model>.json``) and ``candidate_dir``
+    (``<task>.json``) of a task not in ``tasks`` or a roster model not in ``models``, and the task folders
+    left empty. Only ``*.json`` files are touched: anything else there (a ``.gitignore``) stays."""
+    for folder in sorted(runs_root.iterdir()) if runs_root.is_dir() else []:
+        if not folder.is_dir() or folder.name.startswith("."):
+            continue
+        kept = set(models) if folder.name in tasks else set()
+        for path in sorted(folder.glob("*.json")):
+            if not path.name.startswith(".") and path.stem not in kept:
+                path.unlink()
+                log.info(f"removed {path}: {folder.name}/{path.stem} is no longer in params.yaml")
+        if not any(folder.iterdir()):
+            folder.rmdir()
+    for path in sorted(candidate_dir.glob("*.json")) if candidate_dir.is_dir() else []:
+        if not path.name.startswith(".") and path.stem not in tasks:
+            path.unlink()
+            log.info(f"removed {path}: task {path.stem} is no longer in params.yaml")
 
 
 def train_cell(task_id: str, model: str, params: dict, out_path: str | Path, *, role: str = "roster",

@@ -1,0 +1,47 @@
+"""The one train stage hands the pool the heaviest tasks' seeds first (run/execute.py: _seed_weight), so the
+stage ends on small seeds; a task whose meta.json says nothing about its size goes last."""
+
+import json
+
+from netzbench.run import execute
+
+
+def _meta(root, task, epochs, counts):
+    (root / task).mkdir(parents=True)
+    (root / task / "meta.json").write_text(json.dumps({"epochs": epochs, "counts": counts}))
+
+
+def test_seed_weight_orders_by_epochs_size_and_width(tmp_path):
+    _meta(tmp_path, "wide", 100, {"num_nodes": 3000, "num_edges": 4000, "num_features": 3000})
+    _meta(tmp_path, "kg", 20, {"num_nodes": 14000, "num_edges": 250000, "num_train_triples": 270000})
+    _meta(tmp_path, "small", 40, {"num_nodes": 3000, "num_edges": 4000, "num_features": 7})
+    _meta(tmp_path, "synthetic", 80, {})
+    (tmp_path / "torn").mkdir()
+    (tmp_path / "torn" / "meta.json").write_text("{")
+    w = {t: execute._seed_weight(t, tmp_path) for t in ("wide", "kg", "small", "synthetic", "torn", "absent")}
+    assert w["wide"] == 100 * 7000 * 3000 / 64 and w["kg"] == 20 * 534000 and w["small"] == 40 * 7000
+    assert w["wide"] > w["kg"] > w["small"] > w["synthetic"] == w["torn"] == w["absent"] == 0.0
+
+
+def test_the_stage_runs_heavy_tasks_first(tmp_path, monkeypatch):
+    _meta(tmp_path, "a_small", 10, {"num_nodes": 10, "num_edges": 10})
+    _meta(tmp_path, "b_heavy", 10, {"num_nodes": 1000, "num_edges": 1000})
+
+    class Plan:
+        def __init__(self, task, model):
+            self.record, self.jobs = {"task": task, "model": model}, [object()]
+
+        def finish(self):
+            raise SystemExit  # stop after the ordering was seen
+
+    monkeypatch.setattr(execute, "plan_cell", lambda t, m, params, **kw: Plan(t, m))
+    seen = []
+    monkeypatch.setattr(execute, "run_plans", lambda plans, params, **kw: seen.extend(
+        (p.record["task"], p.record["model"]) for p in plans))
+    params = {"tasks": ["a_small", "b_heavy"], "models": ["GCN", "MLP"], "model": None}
+    try:
+        execute._train(["a_small", "b_heavy"], params, lambda t: (tmp_path, tmp_path / f"{t}.json"),
+                       data_root=tmp_path, progress=False, desc="t")
+    except SystemExit:
+        pass
+    assert seen == [("b_heavy", "GCN"), ("b_heavy", "MLP"), ("a_small", "GCN"), ("a_small", "MLP")]
