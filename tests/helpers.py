@@ -131,3 +131,14 @@ def as_in_the_papers_setting(monkeypatch) -> None:
     from netzbench.report.facts import ReportFacts
 
     monkeypatch.setattr(ReportFacts, "paper_setting_differs", property(lambda self: []))
+
+
+def assert_fused_history_is_unfused(monkeypatch, module, fused, unfused, run, steps: int) -> None:
+    """``run()`` (a seed's history) once with ``module.train_scores`` = ``fused``, counting its calls (one
+    training step per epoch: ``steps``), then with ``unfused``: the same history, bit for bit."""
+    calls = []
+    monkeypatch.setattr(module, "train_scores", lambda *a: calls.append(1) or fused(*a))
+    history = run()
+    assert len(calls) == steps  # every training step went through it
+    monkeypatch.setattr(module, "train_scores", unfused)
+    assert run() == history  # the unfused graph: the same history, bit for bit

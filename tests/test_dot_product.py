@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from helpers import assert_fused_history_is_unfused
 from netzbench.models import dot_product
 from netzbench.models.adapters import DotProductLink
 from netzbench.models.dot_product import train_scores
@@ -52,9 +53,4 @@ def test_the_link_trainer_scores_dot_products_blockwise_with_the_same_history(mo
         return L.train_link_pred(lambda i, h, o: DotProductLink(GCN(i, h, o)), arrays, 0,
                                  Hyper(8, 0.01, 0.0, 3), protocol={"link_eval_negatives": "uniform"}).history
 
-    calls = []
-    monkeypatch.setattr(L, "train_scores", lambda *a: calls.append(1) or train_scores(*a))
-    fused = run()
-    assert len(calls) == 3  # one training step per epoch went through it
-    monkeypatch.setattr(L, "train_scores", _unfused)
-    assert run() == fused  # the unfused graph: the same history, bit for bit
+    assert_fused_history_is_unfused(monkeypatch, L, train_scores, _unfused, run, steps=3)

@@ -8,6 +8,7 @@ import torch
 from torch_geometric.nn import GATConv, TransformerConv
 from torch_geometric.utils import to_torch_csr_tensor
 
+from helpers import assert_fused_history_is_unfused
 from netzbench.models import distmult
 from netzbench.models.distmult import train_scores
 from netzbench.models.fused import FusedGATConv, FusedTransformerConv, _with_self_loops, multigraph_adjacency
@@ -76,12 +77,7 @@ def test_the_relational_trainer_scores_distmult_blockwise_with_the_same_history(
         return train_relational(lambda i, h, o: build_model(spec, "link_pred", i, h, o, num_relations=4),
                                 arrays, 0, Hyper(8, 0.01, 0.0, 3), protocol=protocol).history
 
-    calls = []
-    monkeypatch.setattr(relational, "train_scores", lambda *a: calls.append(1) or train_scores(*a))
-    fused = run()
-    assert len(calls) == 3  # one training step per epoch went through it
-    monkeypatch.setattr(relational, "train_scores", _unfused)
-    assert run() == fused  # the unfused graph: the same history, bit for bit
+    assert_fused_history_is_unfused(monkeypatch, relational, train_scores, _unfused, run, steps=3)
 
 
 def _multigraph(n=30, seed=0):

@@ -1,9 +1,10 @@
-"""The one train stage hands the pool the heaviest tasks' seeds first (run/execute.py: _seed_weight), so the
+"""The one train stage hands the pool the heaviest tasks' seeds first (run/plan.py: pool_weights), so the
 stage ends on small seeds; a task whose meta.json says nothing about its size goes last."""
 
 import json
 
 from netzbench.run import execute
+from netzbench.run.plan import pool_weights
 
 
 def _meta(root, task, epochs, counts):
@@ -11,14 +12,14 @@ def _meta(root, task, epochs, counts):
     (root / task / "meta.json").write_text(json.dumps({"epochs": epochs, "counts": counts}))
 
 
-def test_seed_weight_orders_by_epochs_size_and_width(tmp_path):
+def test_pool_weights_order_by_epochs_size_and_width(tmp_path):
     _meta(tmp_path, "wide", 100, {"num_nodes": 3000, "num_edges": 4000, "num_features": 3000})
     _meta(tmp_path, "kg", 20, {"num_nodes": 14000, "num_edges": 250000, "num_train_triples": 270000})
     _meta(tmp_path, "small", 40, {"num_nodes": 3000, "num_edges": 4000, "num_features": 7})
     _meta(tmp_path, "synthetic", 80, {})
     (tmp_path / "torn").mkdir()
     (tmp_path / "torn" / "meta.json").write_text("{")
-    w = {t: execute._seed_weight(t, tmp_path) for t in ("wide", "kg", "small", "synthetic", "torn", "absent")}
+    w = pool_weights(["wide", "kg", "small", "synthetic", "torn", "absent"], tmp_path)
     assert w["wide"] == 100 * 7000 * 3000 / 64 and w["kg"] == 20 * 534000 and w["small"] == 40 * 7000
     assert w["wide"] > w["kg"] > w["small"] > w["synthetic"] == w["torn"] == w["absent"] == 0.0
 

@@ -17,10 +17,11 @@ benchmarks/RESULTS.md shows where that holds).
 
 The plan's wall time follows how the pipeline runs: one train stage, the uncached seeds of every cell
 of every task in one pool of ``exec.workers`` processes (each takes the next seed, cell by cell, in the
-order the stage plans them, when it is free), plus a fixed cost of the stage besides training (measured
-in benchmarks/RESULTS.md: 1.35 s with the warm worker server, 3.37 s without). A cell does not fit when
-a seed's peak exceeds ``exec.max_rss_gb`` or the machine's memory, or when the seeds it runs at
-once do not fit together; each says what would make it fit.
+order the stage hands them out, the heaviest tasks first: :func:`.plan.pool_weights`, when it is free),
+plus a fixed cost of the stage besides training (measured in benchmarks/RESULTS.md: 1.35 s with the
+warm worker server, 3.37 s without). A cell does not fit when a seed's peak exceeds ``exec.max_rss_gb``
+or the machine's memory, or when the seeds it runs at once do not fit together; each says what would
+make it fit.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from ..params import sampling_applies
 from ..paths import CACHE_ENV
 from .arithmetic import configure as configure_arithmetic
 from .execute import workers
-from .plan import pipeline_cells, plan_cell
+from .plan import pipeline_cells, plan_cell, pool_weights
 from .probe import probe_jobs, with_epochs, with_sampling
 
 log = logging.getLogger(__name__)
@@ -270,7 +271,9 @@ def estimate_plan(params: dict, tasks: list[str] | None = None, *, data_root: st
         shutil.rmtree(scratch, ignore_errors=True)
     trained = [c for c in out if c.status == "train"]
     order = {(t, m, role): i for i, (t, m, role, _) in enumerate(pipeline_cells(params, tasks))}
-    pooled = sorted(trained, key=lambda c: order[c.task, c.model, c.role])  # as the stage hands them out
+    weight = pool_weights(tasks, data_root)
+    # as the stage hands them out: the heaviest tasks first, the planned order within
+    pooled = sorted(trained, key=lambda c: (-weight[c.task], order[c.task, c.model, c.role]))
     stages = {"train": stage_seconds([[c.seconds_per_seed] * c.seeds_to_train for c in pooled], n_workers)
               + overhead}
     return {"cells": [asdict(c) for c in out], "workers": n_workers, "machine_gb": machine,

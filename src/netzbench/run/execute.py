@@ -8,7 +8,6 @@ worker code, so a cell's histories do not depend on the choice.
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 from dataclasses import replace
@@ -181,13 +180,14 @@ def _train(tasks: list[str], params: dict, paths, *, data_root: str | Path, prog
     is free; a stale cell still trains alone: the per-seed cache decides what runs), then write each
     record where ``paths(task)`` says: ``(runs_dir, candidate_path)``. Every cell is planned before
     anything trains, so a task without data stops the stage before a seed runs."""
-    from .plan import candidate_placeholder, pipeline_cells
+    from .plan import candidate_placeholder, pipeline_cells, pool_weights
 
     cells = pipeline_cells(params, tasks)
     plans = [plan_cell(t, m, params, role=role, model_args=args, data_root=data_root, quiet=True)
              for t, m, role, args in cells]
-    stale = sorted((p for p in plans if p.jobs), key=lambda p: -_seed_weight(p.record['task'], data_root))
-    run_plans(stale, params, progress=progress, desc=desc)
+    weight = pool_weights(tasks, data_root)  # the heaviest tasks' seeds first (stable: plan order within)
+    run_plans(sorted((p for p in plans if p.jobs), key=lambda p: -weight[p.record["task"]]), params,
+              progress=progress, desc=desc)
     out: dict[str, dict[str, dict]] = {task: {} for task in tasks}
     for (task, model, role, _), plan in zip(cells, plans):
         runs_dir, candidate_path = paths(task)
@@ -204,20 +204,6 @@ def _train(tasks: list[str], params: dict, paths, *, data_root: str | Path, prog
             _write(paths(task)[1], placeholder)
             out[task]["candidate"] = placeholder
     return out
-
-
-def _seed_weight(task: str, data_root: str | Path) -> float:
-    """A rough size of one seed of ``task`` (epochs x nodes, edges and triples x feature width / 64, from
-    ``data/<task>/meta.json``; 0 where it says nothing): the pool takes the heaviest tasks' seeds first,
-    so that the stage ends on small seeds and no worker idles long behind the last one. Order only: what
-    a seed computes does not depend on it."""
-    try:
-        meta = json.loads((Path(data_root) / task / "meta.json").read_text())
-        counts, epochs = meta.get("counts") or {}, float(meta.get("epochs") or 1)
-        size = sum(float(counts.get(k) or 0) for k in ("num_nodes", "num_edges", "num_train_triples"))
-        return epochs * size * max(1.0, float(counts.get("num_features") or 0) / 64)
-    except (OSError, ValueError, TypeError, AttributeError):
-        return 0.0
 
 
 def train_task(task_id: str, params: dict, runs_dir: str | Path, candidate_path: str | Path, *,

@@ -13,6 +13,7 @@ results into the run record (a :class:`~netzbench.records.RunRecord`).
 from __future__ import annotations
 
 import ast
+import json
 import logging
 import os
 import sys
@@ -151,6 +152,24 @@ def pipeline_cells(params: dict, tasks: list[str] | None = None) -> list[tuple[s
     cells += [(t, params["model"], "candidate", params.get("model_args") or {}) for t in tasks
               if candidate_placeholder(t, params) is None]
     return cells
+
+
+def pool_weights(tasks: list[str], data_root: str | Path = "data") -> dict[str, float]:
+    """A rough size of one seed of each task (epochs x nodes, edges and triples x feature width / 64, from
+    ``data/<task>/meta.json``; 0 where it says nothing). The train stage hands the pool the heaviest tasks'
+    seeds first, so that it ends on small seeds and no worker idles long behind the last one, and
+    ``netzbench estimate`` packs them in the same order. Order only: what a seed computes does not depend
+    on it."""
+    out = {}
+    for task in tasks:
+        try:
+            meta = json.loads((Path(data_root) / task / "meta.json").read_text())
+            counts, epochs = meta.get("counts") or {}, float(meta.get("epochs") or 1)
+            size = sum(float(counts.get(k) or 0) for k in ("num_nodes", "num_edges", "num_train_triples"))
+            out[task] = epochs * size * max(1.0, float(counts.get("num_features") or 0) / 64)
+        except (OSError, ValueError, TypeError, AttributeError):
+            out[task] = 0.0
+    return out
 
 
 def candidate_placeholder(task_id: str, params: dict) -> dict | None:

@@ -18,14 +18,20 @@ def compile_layers() -> None:
     the first time one is built (jinja: about 50 ms a class), and a seed process is fresh: each paid it
     again (100 ms of a GAT seed). The generated code is the same wherever it is made; the files go to a
     private folder removed here (the modules stay loaded), and the generator's state is restored."""
+    import importlib
+
+    from ..models.roster import BUILTIN_MODELS
+
     scratch = tempfile.mkdtemp(prefix="netzbench-preload-")
     before, tempfile.tempdir = tempfile.tempdir, scratch
     try:
         with torch.random.fork_rng(devices=[]):
-            for cls in (encoders.GCN, encoders.GAT, encoders.GraphSAGE, encoders.GraphTransformer, gin.GIN):
-                cls(4, 4, 4)
-    except Exception:  # noqa: BLE001 - only a head start: a seed that builds the layer compiles it then
-        pass
+            for ref, _ in BUILTIN_MODELS.values():  # the roster's encoders (a heuristic takes no sizes)
+                module, name = ref.split(":")
+                try:
+                    getattr(importlib.import_module(module), name)(4, 4, 4)
+                except Exception:  # noqa: BLE001 - only a head start: a seed that builds it compiles it then
+                    pass
     finally:
         tempfile.tempdir = before
         shutil.rmtree(scratch, ignore_errors=True)
