@@ -69,3 +69,42 @@ def test_device_type_needs_no_torch_without_a_gpu_driver(monkeypatch):
     import torch
 
     assert worker.device_type("auto") == ("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def test_jobs_that_cannot_start_are_recorded_failed_not_waited_for(monkeypatch):
+    """A worker that cannot be started (the forkserver unreachable, a job that will not pickle) fails its
+    job; the pool then has nothing running and returns, where it used to wait on an empty list forever."""
+    import threading
+
+    from netzbench.run import pool
+
+    def refuse(ctx, job):
+        raise OSError("AF_UNIX path too long")
+
+    monkeypatch.setattr(pool, "_Worker", refuse)
+    results = []
+    runner = threading.Thread(target=lambda: pool._run_processes(["a", "b", "c"], 2, lambda job, r: results.append((job, r)),
+                                                                 None, None), daemon=True)
+    runner.start()
+    runner.join(10)
+    assert not runner.is_alive(), "the pool waits for workers that never started"
+    assert [job for job, _ in results] == ["a", "b", "c"]
+    assert all(r["status"] == "failed" and "AF_UNIX path too long" in r["error"] for _, r in results)
+
+
+def test_a_deep_temporary_folder_gets_spawned_workers(monkeypatch, tmp_path):
+    """The forkserver's socket lives in the temporary folder: where its path would not fit a Unix socket
+    the pool spawns its workers instead (each imports torch itself) rather than failing every seed."""
+    import multiprocessing
+    import tempfile
+
+    from netzbench.run import pool
+
+    monkeypatch.setattr(pool, "_CONTEXT", None)
+    monkeypatch.setattr(tempfile, "tempdir", "/tmp/" + "d" * 80)
+    assert pool._forkserver_address_too_long()
+    assert pool.pool_context().get_start_method() == "spawn"
+    monkeypatch.setattr(pool, "_CONTEXT", None)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    if "forkserver" in multiprocessing.get_all_start_methods() and not pool._forkserver_address_too_long():
+        assert pool.pool_context().get_start_method() == "forkserver"

@@ -89,14 +89,55 @@ def test_a_damaged_entry_is_ignored_and_rewritten(package, monkeypatch):
         assert json.loads(entry.read_text())["task_types"] == ["node_cls"]
 
 
-def test_a_model_that_does_not_resolve_is_an_error_and_not_remembered(package):
+def test_a_model_that_does_not_resolve_is_an_error_and_not_remembered(package, monkeypatch):
+    """Its entry holds the error (a process waiting for the answer stops waiting), which reads as unknown:
+    the next call imports it again and raises again."""
     write, folder = package
     write()
-    with pytest.raises(ModelError, match="NoSuchClass"):
-        model_facts("factsmodels.net:NoSuchClass")
+    calls = _imports(monkeypatch)
+    for _ in range(2):
+        with pytest.raises(ModelError, match="NoSuchClass"):
+            model_facts("factsmodels.net:NoSuchClass")
+        assert not facts_mod.remembered("factsmodels.net:NoSuchClass") and facts_mod.answered("factsmodels.net:NoSuchClass")
+    assert calls == ["factsmodels.net:NoSuchClass"] * 2
     with pytest.raises(ModelError):
         model_facts("factsmodels.missing:Net")
-    assert not folder.exists() or not list(folder.glob("*.json"))
+    assert all("error" in json.loads(p.read_text()) and "task_types" not in json.loads(p.read_text())
+               for p in folder.glob("*.json"))
+
+
+def test_a_process_importing_a_model_makes_the_others_wait_for_its_answer(package, monkeypatch):
+    """One import per model version at a time (run/prewarm.py imports a new candidate while the train stage
+    starts): a caller that finds the lock held waits, then reads the answer instead of importing."""
+    import threading
+    import time
+
+    write, _ = package
+    write(families=("graph_reg",))
+    calls = _imports(monkeypatch)
+    answers = []
+    with facts_mod.learning("factsmodels.net:Net"):
+        waiter = threading.Thread(target=lambda: answers.append(model_facts("factsmodels.net:Net")))
+        waiter.start()
+        time.sleep(0.5)
+        assert waiter.is_alive() and not answers  # waiting, not importing
+        facts_mod.learn("factsmodels.net:Net")  # what the lock's holder does
+    waiter.join(30)
+    assert answers == [(frozenset({"graph_reg"}), None)] and calls == ["factsmodels.net:Net"]  # the holder's only
+
+
+def test_a_lock_held_too_long_is_not_waited_for_forever(package, monkeypatch):
+    write, _ = package
+    write()
+    monkeypatch.setattr(facts_mod, "LOCK_WAIT_S", 0.3)
+    import threading
+
+    out = []
+    with facts_mod.learning("factsmodels.net:Net"):
+        t = threading.Thread(target=lambda: out.append(model_facts("factsmodels.net:Net")))
+        t.start()
+        t.join(20)
+    assert out == [(frozenset({"node_cls"}), None)]  # it imported the model itself after LOCK_WAIT_S
 
 
 def test_an_unwritable_cache_costs_an_import_not_an_error(package, monkeypatch):

@@ -114,3 +114,71 @@ def test_the_fast_item_check_reports_what_jsonschema_reports(damage):
 
     assert verdict(ours) == verdict(stock)
     assert (verdict(ours)[1] is None) == (damage is None)
+
+
+def _mutations(node, path=()):
+    """``(path, how, value)`` for every key and the first two items of every list under ``node``: removed,
+    or replaced by a value of each JSON type (and an out-of-range number)."""
+    if isinstance(node, dict):
+        items = list(node.items())
+    elif isinstance(node, list):
+        items = list(enumerate(node[:2]))
+    else:
+        return
+    for key, child in items:
+        if isinstance(node, dict):
+            yield (*path, key), "delete", None
+        for value in (None, "x", "12\n", True, -1, 1.5, 10**30, [], {}, {"extra": 1}):
+            yield (*path, key), "set", value
+        yield from _mutations(child, (*path, key))
+
+
+def _mutated(record, path, how, value):
+    out = json.loads(json.dumps(record))
+    node = out
+    for key in path[:-1]:
+        node = node[key]
+    if how == "delete":
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+    return out
+
+
+def _site_record(tmp_path):
+    from site_records import write_records
+
+    write_records(tmp_path)
+    return [json.loads(p.read_text()) for p in sorted((tmp_path / "metrics").rglob("*.json"))]
+
+
+def test_the_fast_validator_never_passes_what_jsonschema_refuses(tmp_path):
+    """records._check trusts jsonschema_rs only when it says "valid" (the reference, jsonschema, decides
+    every other case with its own message). Every single-value damage of a record and of a seed entry
+    (each key removed, each value replaced by each JSON type) that jsonschema refuses is refused by the
+    fast validator too, and every record jsonschema passes passes it: the fast path is in use, and what
+    it lets through is what the reference lets through."""
+    import jsonschema
+
+    from netzbench.records import _fast_pass, _nan_to_none, _validator
+
+    records = [_nan_to_none(_record())]  # as write_record checks it (a NaN it cannot take: the reference decides)
+    records += [r for r in _site_record(tmp_path) if r.get("status") not in ("no_candidate", "in_roster")]
+    assert len(records) > 5
+    checked = refused = 0
+    for rec in records[:2]:  # the hand-made one and a site record (each key of either damaged)
+        cases = [(rec, None)] + [(_mutated(rec, *m), None) for m in _mutations(rec)]
+        seed = next(iter(rec["seeds"].values()))
+        cases += [(seed, "seed")] + [(_mutated(seed, *m), "seed") for m in _mutations(seed)]
+        for instance, definition in cases:
+            valid = jsonschema.exceptions.best_match(_validator(definition).iter_errors(instance)) is None
+            fast = _fast_pass(instance, definition)
+            assert not fast or valid, (definition, json.dumps(instance)[:300])
+            if valid:  # it may refuse more only where its regex `$` is stricter ("12\n" as a seed key)
+                assert fast or "12\n" in json.dumps(instance), (definition, json.dumps(instance)[:300])
+            checked += 1
+            refused += not valid
+    assert checked > 500 and refused > 150
+    for rec in records:
+        assert _fast_pass(rec, None)
+    assert not _fast_pass(_record(), None) and _validator(None).is_valid(_record())  # a NaN: jsonschema decides

@@ -5,6 +5,7 @@ directory does not leave a server behind), in a runtime folder of its own, and s
 started.
 """
 
+import json
 import os
 import shutil
 import signal
@@ -222,3 +223,73 @@ def test_separate_stage_processes_share_one_server(workdir, warm_on):
         assert "no warm worker server" not in done.stderr
         pids.append({fp: pid for fp, pid in warm.servers() if fp not in before})
     assert len(pids[0]) == 1 and pids[1] == pids[0]  # the second stage found the first one's server
+
+
+def _started_at(pid: int) -> float:
+    """Unix time at which process ``pid`` started, to 10 ms (Linux /proc: its start and the uptime now, both
+    since boot; /proc/stat's boot time is whole seconds)."""
+    ticks = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    age = float(Path("/proc/uptime").read_text().split()[0]) - ticks / os.sysconf("SC_CLK_TCK")
+    return time.time() - age
+
+
+def _candidate_pipeline(workdir) -> dict:
+    """params.yaml of a one-task pipeline with a candidate never imported before; the stages' environment."""
+    import yaml
+
+    (workdir / "params.yaml").write_text(yaml.safe_dump({
+        "tasks": ["random_tsp"], "models": ["GCN"], "seeds": [0], "model": "warmlab.models:Linear",
+        "train": {"epochs": {"random_tsp": 2}}, "exec": {"workers": 1}}))
+    return {**os.environ, "NETZBENCH_WARM_S": "15", "NETZBENCH_CACHE_DIR": str(workdir / "cache")}
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process start times from /proc")
+def test_a_train_stage_starts_the_server_while_it_imports_a_new_candidate(workdir, warm_on):
+    """The candidate's import (torch, seconds) and the server's start overlap: the server process began
+    before the candidate's facts were written, and it is the one the seeds used (one server: the
+    early start asked for the fingerprint the pool asks for)."""
+    env = _candidate_pipeline(workdir)
+    cli = str(Path(sys.executable).parent / "netzbench")
+    before = dict(warm.servers())
+    done = subprocess.run([cli, "train", "--all"], cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "no warm worker server" not in done.stderr
+    new = {fp: pid for fp, pid in warm.servers() if fp not in before}
+    assert len(new) == 1, new
+    (entry,) = (workdir / "cache" / "models").glob("*.json")
+    assert _started_at(next(iter(new.values()))) < entry.stat().st_mtime
+    assert json.loads((workdir / "metrics/candidate/random_tsp.json").read_text())["status"] == "ok"
+
+
+def test_the_fetch_stage_prewarms_a_new_candidate_for_the_train_stage(workdir, warm_on):
+    """`netzbench fetch --all` with a candidate never imported: a detached process starts the server, whose
+    child learns the candidate's facts; the train stage finds both and starts no server of its own."""
+    env = _candidate_pipeline(workdir)
+    cli = str(Path(sys.executable).parent / "netzbench")
+    before = dict(warm.servers())
+    done = subprocess.run([cli, "fetch", "--all"], cwd=workdir, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    entries = workdir / "cache" / "models"
+    assert _wait(lambda: list(entries.glob("*.json")), 120), "the candidate's facts were not learned"
+    (entry,) = entries.glob("*.json")
+    assert json.loads(entry.read_text())["task_types"] == ["link_pred"]
+    servers = {fp: pid for fp, pid in warm.servers() if fp not in before}
+    assert len(servers) == 1
+    done = subprocess.run([cli, "train", "--all"], cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "no warm worker server" not in done.stderr
+    assert {fp: pid for fp, pid in warm.servers() if fp not in before} == servers  # the same server trained
+
+
+def test_a_server_started_to_learn_a_model_learns_it_in_a_child(workdir, warm_on, monkeypatch, tmp_path):
+    """The server imports no user module itself (its children must start as a forkserver's would): a child
+    it forks imports the model and writes the facts; this process never imported it."""
+    from netzbench import model_facts
+
+    monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path / "cache"))
+    sys.modules.pop("warmlab.models", None)
+    sock, started = warm.start_server(5, learn="warmlab.models:CrashOnSeedOne")
+    assert started
+    assert _wait(lambda: model_facts.answered("warmlab.models:CrashOnSeedOne"), 60)
+    assert model_facts.remembered("warmlab.models:CrashOnSeedOne") and "warmlab.models" not in sys.modules
+    assert warm.start_server(5, learn="warmlab.models:Linear") == (sock, False)  # running: nothing to start

@@ -28,19 +28,24 @@ def declared_arithmetic(path: str) -> str:
     return mode if isinstance(mode, str) else DEFAULTS["exec"]["arithmetic"]
 
 
-def checked_params(path: str, *, import_models: bool = True) -> dict:
+def checked_params(path: str, *, import_models: bool = True, before_import=None) -> dict:
     """``params.yaml`` validated as a whole (values, keys, every name in it), with its custom tasks
     registered in the catalogue; ``import_models=False`` locates ``module:Class`` models without
-    importing them (and torch)."""
-    from .config import load_config
+    importing them (and torch). ``before_import(params)`` is called with the checked params just before
+    the models are imported (something to start meanwhile)."""
+    from .config import check_names, load_config
 
     from .run.arithmetic import configure
 
     try:
         # before anything imports torch (resolving a model may): this process and its workers inherit it
         configure(declared_arithmetic(path))
-        params = load_config(path, import_models=import_models)
+        params = load_config(path)  # every name checked; a module:Class model located, not imported
         configure(params["exec"]["arithmetic"])
+        if import_models:
+            if before_import is not None:
+                before_import(params)
+            check_names(params, import_models=True, source=str(path))
         return params
     except ParamsError as exc:
         raise UserError(str(exc)) from None

@@ -7,7 +7,9 @@ stages. Both answers come from the class, so from its source: an entry is keyed 
 :func:`netzbench.identity.code_version` of the model (netzbench's result code and the model's module or
 package, as the per-seed key hashes them) and lives in ``.netzbench/models/``. Any edit to the model's
 source is a new key, so the model is imported (and checked) again. An entry that does not parse, names
-another key or holds anything but known families is ignored and rewritten.
+another key or holds anything but known families is ignored and rewritten. One process at a time imports
+a given version (a lock beside its entry): another waits and reads the entry (the fetch stage's
+:mod:`netzbench.run.prewarm` imports a new candidate while the train stage starts).
 """
 
 from __future__ import annotations
@@ -15,6 +17,13 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import time
+from contextlib import contextmanager
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: no lock, each process imports the model itself
+    fcntl = None
 
 from .identity import code_version, seed_key
 from .paths import cache_root
@@ -58,20 +67,94 @@ def _write(path, entry: dict) -> None:
                 pass
 
 
+def remembered(model_ref: str) -> bool:
+    """Whether :func:`model_facts` answers ``model_ref`` without importing it (its source unchanged)."""
+    key = _key(model_ref)
+    return _read(entry_path(model_ref, key), key) is not None
+
+
 def model_facts(model_ref: str) -> tuple[frozenset, str | None]:
     """``(task_types, baseline)`` of the ``module:Class`` model ``model_ref``: from the cache when its source
     is unchanged, else by importing it (:func:`.models.registry.resolve_model`: a name that does not resolve
-    raises :class:`.models.registry.ModelError`, and nothing is remembered)."""
-    from .models.registry import resolve_model
-
+    raises :class:`.models.registry.ModelError`; the entry then holds the error, which reads as unknown)."""
     key = _key(model_ref)
-    path = cache_root() / "models" / f"{key}.json"
+    path = entry_path(model_ref, key)
     known = _read(path, key)
     if known is not None:
         return known
-    spec = resolve_model(model_ref)
+    with learning(model_ref, key):  # another process importing it (run/prewarm.py): wait for it
+        known = _read(path, key)
+        if known is not None:
+            return known
+        return learn(model_ref, key)
+
+
+def entry_path(model_ref: str, key: str | None = None):
+    """Where ``model_ref``'s facts are remembered (``key``: its :func:`_key`, for the current source)."""
+    return cache_root() / "models" / f"{key or _key(model_ref)}.json"
+
+
+def learn(model_ref: str, key: str | None = None) -> tuple[frozenset, str | None]:
+    """Import ``model_ref`` and remember its facts, without the lock (its caller holds it). A model that
+    does not resolve leaves an entry saying so (read as unknown: the next caller imports it again and
+    raises the error itself), so a process waiting for this one's answer stops waiting."""
+    from .models.registry import resolve_model
+
+    key = key or _key(model_ref)
+    path = entry_path(model_ref, key)
+    try:
+        spec = resolve_model(model_ref)
+    except BaseException as exc:
+        _write(path, {"key": key, "model": model_ref, "error": f"{type(exc).__name__}: {exc}"[:2000]})
+        raise
     _write(path, {"key": key, "model": model_ref, "task_types": sorted(spec.task_types), "baseline": spec.baseline})
     return spec.task_types, spec.baseline
+
+
+def answered(model_ref: str) -> bool:
+    """Whether an entry for ``model_ref``'s current source exists, facts or the error of its import."""
+    key = _key(model_ref)
+    try:
+        return json.loads(entry_path(model_ref, key).read_text(encoding="utf-8")).get("key") == key
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+#: seconds a process waits for another that is importing the same model before it imports it too
+LOCK_WAIT_S = 120.0
+
+
+@contextmanager
+def learning(model_ref: str, key: str | None = None):
+    """Held while a process imports ``model_ref`` to learn its facts: one import per model version at a
+    time, the others wait and read what it wrote. Without a lock (a read-only cache) or after
+    :data:`LOCK_WAIT_S` (an import that hangs), the caller goes ahead alone."""
+    lock_path = entry_path(model_ref, key).with_suffix(".lock")
+    fd = None
+    try:
+        if fcntl is None:
+            raise OSError("no flock here")
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError:
+        pass
+    deadline = time.monotonic() + LOCK_WAIT_S
+    held = False
+    while fd is not None and not held:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            held = True
+        except OSError:
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+    try:
+        yield
+    finally:
+        if fd is not None:
+            if held:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
 
 
 def model_families(model: str, model_args: dict | None = None) -> tuple[frozenset, str | None]:

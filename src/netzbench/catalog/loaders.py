@@ -1,6 +1,8 @@
-"""Processors: raw files -> a processed array bundle (PyG classes where they exist).
+"""Processors: raw files -> a processed array bundle (the arrays PyG's classes give).
 
-The processors of Zachary's karate club, the Planetoid citation graphs and TU collections. The
+The processors of Zachary's karate club, the Planetoid citation graphs and TU collections. Karate and the
+TU collections are built with numpy alone, as PyG's ``KarateClub`` and ``TUDataset`` build them (tests hold
+them equal): importing torch and PyG would be most of their fetch's time. Planetoid is read by PyG. The
 module keeps its name from before the catalogue's glossary (a loader is a user's callable there):
 a processor's module is part of the name fetch records for it (``netzbench.catalog.loaders:karate``).
 
@@ -23,12 +25,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..graphs.collection import collection_arrays, stack_graphs
-from ..graphs.convert import graph_x, single_graph_arrays, single_graph_counts
+from ..graphs.collection import collection_arrays
+from ..graphs.convert import single_graph_arrays, single_graph_counts
+from ..graphs.edges import undirected_pairs
+from ..graphs.features import structural_features
 from .readers.safe_pickle import load_planetoid
-from .readers.staging import stage
-from .readers.files import count_dropped
-from .readers.tu import tu_dropped
+from .readers.files import ReadError, count_dropped
+from .readers.tu import FMT as TU_FMT
+from .readers.tu import node_label_onehot, tu_edge_values, tu_edges, tu_files, tu_graph_labels, tu_graphs
 
 
 def _single_graph(data) -> tuple[dict, dict]:
@@ -106,16 +110,63 @@ def planetoid(raw_dir: Path, fmt: str = "planetoid") -> tuple[dict, dict, dict]:
         return (*_single_graph(data), planetoid_dropped(raw_dir, prefix))
 
 
-def tudataset(raw_dir: Path, fmt: str = "tu") -> tuple[dict, dict, dict]:
-    """A TUDataset graph collection, via PyG; graphs concatenated with offsets. Graphs without node
-    labels or attributes (PyG leaves ``x`` empty) get ``[1, log(1 + degree)]`` within the graph."""
-    from torch_geometric.datasets import TUDataset
+def _coalesced(records: np.ndarray, num_nodes: int) -> np.ndarray:
+    """``[2, m]`` from the directed records ``[m, 2]``: self-loops and repeated records dropped, sorted by
+    source then target (PyG's ``remove_self_loops`` then ``coalesce``). Nothing is symmetrised: a pair
+    the file lists in one direction only stays one directed edge, as in PyG's ``TUDataset``."""
+    src, dst = records[:, 0], records[:, 1]
+    loops = src == dst
+    # one int64 key per record, ordered as coalesce orders them; a 1-D sort is far faster than np.unique
+    keys = np.sort(src[~loops] * num_nodes + dst[~loops])
+    first = np.ones(keys.size, dtype=bool)
+    first[1:] = keys[1:] != keys[:-1]
+    keys = keys[first]
+    return np.stack([keys // num_nodes, keys % num_nodes])
 
-    name = next(Path(raw_dir).glob("*_graph_indicator.txt")).name[: -len("_graph_indicator.txt")]
-    tmp, root = stage(raw_dir, name, "raw")
-    with tmp:
-        ds = TUDataset(str(root), name)
-        graphs = list(ds)
-        stacked = stack_graphs([graph_x(g) for g in graphs], [g.edge_index.numpy() for g in graphs])
-        arrays, counts = collection_arrays(*stacked, np.concatenate([g.y.numpy().reshape(-1) for g in graphs]))
-    return arrays, counts, tu_dropped(raw_dir)
+
+def _tu_x(files: dict, num_nodes: int, edge_index: np.ndarray) -> np.ndarray:
+    """PyG's node features with ``use_node_attr=False``, filled in where PyG leaves none."""
+    onehot = node_label_onehot(files, num_nodes)
+    if onehot is not None:  # the node attributes PyG puts before them are sliced off again: not read
+        return onehot
+    if "node_attributes" in files:
+        # PyG's x is then the attributes alone, all sliced off: rows and no column, not None, so that
+        # the degree features below were never filled in either (no catalogue collection is like this)
+        return np.zeros((num_nodes, 0), dtype=np.float32)
+    # PyG's x is None: [1, log(1 + degree)] (graph_x); edges stay within a graph, so the degrees over
+    # the whole collection are the degrees within each graph
+    return structural_features(num_nodes, undirected_pairs(edge_index).reshape(-1))
+
+
+def tudataset(raw_dir: Path, fmt: str = "tu") -> tuple[dict, dict, dict]:
+    """A TU graph collection, read with numpy alone as PyG's ``TUDataset(root, name)`` reads it (its
+    default ``use_node_attr=False``); graphs concatenated with offsets. tests/test_tu_catalogue_reader.py
+    holds the arrays, counts and ``dropped`` equal to those of the PyG path on the mirror's MUTAG,
+    PROTEINS and ENZYMES and on fixtures. PyG's choices, kept:
+
+    - ``x``: each node-label column shifted to start at 0 and one-hot encoded, the columns side by side;
+      node attributes are not used. Without node labels or attributes, ``[1, log(1 + degree)]`` within
+      the graph; with attributes but no labels, no feature column at all (PyG slices them all off).
+    - ``edge_index``: the records of ``_A.txt`` as listed (not symmetrised), self-loops and repeated
+      records dropped, sorted by source then target over the collection; local ids per graph.
+    - ``y``: the graph labels mapped to ``0..C-1`` in sorted order (``-1``/``1`` -> 0/1).
+
+    Departures, where PyG's result is no collection: files are checked (:func:`~.readers.tu.tu_graphs`,
+    :func:`~.readers.tu.tu_edges`; 0-based ids are read as such), trailing graphs without edges are kept
+    (PyG's slices lose them), and ``_graph_attributes.txt`` (regression targets, which PyG would take
+    for ``y``) is refused: this processor makes a classification collection.
+    """
+    _, files = tu_files(raw_dir)
+    if "graph_attributes" in files:
+        raise ReadError(TU_FMT, files["graph_attributes"], "graph classes in _graph_labels.txt (the catalogue's "
+                        "TU processor makes graph_cls collections)", "regression targets")
+    graph, node_ptr = tu_graphs(files)
+    records, dropped = tu_edges(files, graph)  # dropped: what tu_dropped counts, without reading _A.txt again
+    edge_index = _coalesced(records, graph.size)
+    owner = graph[edge_index[0]]
+    edge_ptr = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=len(node_ptr) - 1))]).astype(np.int64)
+    x = _tu_x(files, graph.size, edge_index)
+    # PyG's unique(sorted=True, return_inverse=True)
+    y = np.unique(tu_graph_labels(files, len(node_ptr) - 1), return_inverse=True)[1]
+    arrays, counts = collection_arrays(x, edge_index - node_ptr[owner], node_ptr, edge_ptr, y)
+    return arrays, counts, {**dropped, **tu_edge_values(files)}

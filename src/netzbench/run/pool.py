@@ -27,6 +27,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+import tempfile
 import time
 from multiprocessing.connection import wait
 
@@ -53,11 +54,23 @@ def pool_context():
     if _CONTEXT is None:
         huge_page_allocations()  # before the server starts: workers inherit the environment
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        if method == "forkserver" and _forkserver_address_too_long():
+            method = "spawn"  # the same workers, each importing torch itself: slower, never stuck
         _CONTEXT = (multiprocessing.get_context(method), _arithmetic_env())
         if method == "forkserver":
             _CONTEXT[0].set_forkserver_preload(["netzbench.run.preload"])
     ctx, env = _CONTEXT
     return ctx if env == _arithmetic_env() else multiprocessing.get_context("spawn")
+
+
+#: the longest Unix socket path (``sun_path`` is 108 bytes on Linux, 104 on BSDs, with its final NUL)
+_MAX_SOCKET_PATH = 103
+
+
+def _forkserver_address_too_long() -> bool:
+    """Whether the forkserver's socket (``<temporary folder>/pymp-XXXXXXXX/listener-XXXXXXXX``) would not fit
+    a Unix socket path: under a deep ``$TMPDIR`` it cannot start, and every worker would fail to."""
+    return len(os.fsencode(tempfile.gettempdir())) + len("/pymp-XXXXXXXX/listener-XXXXXXXX") > _MAX_SOCKET_PATH
 
 
 class _PipeProgress:
@@ -149,6 +162,8 @@ def _run_processes(jobs: list[Job], workers: int, on_result, on_epochs, ctx) -> 
                     running.append(_Worker(ctx, job))
                 except Exception as exc:  # noqa: BLE001 - recorded, never raised: the sweep goes on
                     on_result(job, _failed(exc))
+            if not running and not leaving:  # every job left failed to start: nothing to wait for
+                continue
             wakes = [w.deadline for w in running if w.deadline is not None]
             wakes += [w.reported_at + _EXIT_S for w in leaving]
             timeout = max(0.0, min(wakes) - time.monotonic()) if wakes else None

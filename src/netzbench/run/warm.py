@@ -82,7 +82,9 @@ DEFAULT_IDLE_S = DEFAULTS["exec"]["warm_s"]
 #: seconds a new server may take to import torch and start listening
 START_TIMEOUT_S = 120
 #: environment variables that differ between stages of one pipeline and never reach a number
-_VOLATILE_ENV = ("PWD", "OLDPWD", "SHLVL", "_")
+#: (``TORCHINDUCTOR_CACHE_DIR``: importing torch's compiler sets it, so it is there or not depending on
+#: whether the stage had imported a model when it asked for the server)
+_VOLATILE_ENV = ("PWD", "OLDPWD", "SHLVL", "_", "TORCHINDUCTOR_CACHE_DIR")
 #: the server's module, as its command line names it (``warm --stop`` checks that line)
 _MODULE = "netzbench.run.warm_server"
 #: a Unix socket's path must fit ``sun_path`` (108 bytes on Linux, 104 on BSDs)
@@ -167,9 +169,15 @@ def _reachable(path: Path) -> bool:
         return False
 
 
-def ensure_server(idle_s: float, *, check: bool = False) -> Path:
+def ensure_server(idle_s: float, *, check: bool = False, learn: str | None = None) -> Path:
     """The socket of a server for this process's fingerprint, started if none is running
-    (``check``: make sure it answers; otherwise an existing socket file is trusted)."""
+    (``check``: make sure it answers; otherwise an existing socket file is trusted). ``learn``: a model
+    whose facts a server started here has a child learn (:mod:`.warm_server`); see :func:`start_server`."""
+    return start_server(idle_s, check=check, learn=learn)[0]
+
+
+def start_server(idle_s: float, *, check: bool = False, learn: str | None = None) -> tuple[Path, bool]:
+    """:func:`ensure_server`, and whether this call started the server (so whether ``learn`` was passed on)."""
     if os.name != "posix" or not hasattr(os, "fork"):
         raise WarmUnavailable("a warm server needs fork() and Unix sockets")
     if not wire.HAVE_PEERCRED:
@@ -180,28 +188,60 @@ def ensure_server(idle_s: float, *, check: bool = False) -> Path:
     if len(os.fsencode(sock)) > _MAX_SOCK_PATH:
         raise WarmUnavailable(f"the socket path {sock} is too long for a Unix socket (set TMPDIR to a shorter folder)")
     if sock.exists() and not check:
-        return sock
+        return sock, False
     with open(folder / f"{fp}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one starter per fingerprint; the others wait and reuse it
         if sock.exists() and _reachable(sock):
-            return sock
+            return sock, False
         sock.unlink(missing_ok=True)  # left by a server that was killed
         log = open(folder / f"{fp}.log", "wb")  # only what the server itself says (seeds print to their stage)
         with log:
             proc = subprocess.Popen(
-                [sys.executable, "-m", _MODULE, str(sock), str(idle_s), json.dumps(sys.path)],
+                [sys.executable, "-m", _MODULE, str(sock), str(idle_s), json.dumps(sys.path), *([learn] if learn else [])],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, close_fds=True,
                 start_new_session=True)  # outlives this stage; never holds a caller's output pipes
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if sock.exists():
-                return sock
+                return sock, True
             if proc.poll() is not None:
                 tail = (folder / f"{fp}.log").read_text(errors="replace")[-1500:]
                 raise WarmUnavailable(f"the warm server exited with {proc.returncode}: {tail}")
             time.sleep(0.02)
         proc.kill()
         raise WarmUnavailable(f"the warm server did not start within {START_TIMEOUT_S} s")
+
+
+def start_in_background(exec_params: dict) -> threading.Thread | None:
+    """Start this process's server in a thread, so it imports torch while this process does something
+    else that takes seconds (importing a user's model to learn its families): the first seed then waits
+    for neither in turn. Nothing when the executor is not local or ``warm_s`` is 0. The environment and
+    ``sys.path`` are set here, in the calling thread, as the pool sets them before it asks for the
+    server (the fingerprint must be the one it will ask for). A failure is left to the pool's own
+    :func:`ensure_server` call, which reports it."""
+    from .worker import huge_page_allocations
+    from ..paths import repository_on_path
+
+    if exec_params.get("executor", "local") != "local":
+        return None
+    try:
+        idle_s = idle_seconds(exec_params)
+    except ParamsError:
+        return None
+    if idle_s <= 0:
+        return None
+    huge_page_allocations()
+    repository_on_path()  # importing a module:Class model puts the repository on sys.path: first, here
+
+    def start() -> None:
+        try:
+            ensure_server(idle_s)
+        except Exception as exc:  # noqa: BLE001 - the pool asks again and says why
+            log.debug(f"warm server not started early: {exc}")
+
+    thread = threading.Thread(target=start, name="netzbench-warm-start", daemon=True)
+    thread.start()
+    return thread
 
 
 def _read_small(name: str, dir_fd: int | None = None) -> str | None:

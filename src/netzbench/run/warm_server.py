@@ -93,9 +93,35 @@ def _inode(name: str, folder: int) -> int | None:
         return None
 
 
-def serve(sock_path: str, idle_s: float, sys_path: list[str]) -> None:
+def _fork(listener: socket.socket, run, *args) -> int:
+    """A child that runs ``run(*args)`` and exits (1 on any exception), without the server's listener and
+    its SIGTERM handler; returns its pid."""
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            listener.close()
+            run(*args)
+        except BaseException:  # noqa: BLE001 - said by what the child leaves (no result, an error entry)
+            code = 1
+        finally:
+            os._exit(code)
+    return pid
+
+
+def _learn(model: str) -> None:
+    from ..model_facts import learn
+
+    learn(model)
+
+
+def serve(sock_path: str, idle_s: float, sys_path: list[str], learn: str | None = None) -> None:
     """Import what the forkserver preloads, listen on ``sock_path``, fork a child per connection of
-    this user, and leave after ``idle_s`` seconds without children or when the socket is taken away."""
+    this user, and leave after ``idle_s`` seconds without children or when the socket is taken away.
+    ``learn``: a ``module:Class`` model whose facts a first child imports and remembers
+    (:func:`netzbench.model_facts.learn`, for :mod:`.prewarm`): torch is loaded by then, and the server
+    itself never imports a user's module (its children must start as a forkserver's would)."""
     sys.path[:] = sys_path  # the caller's, not ``-m``'s working directory first
     from . import preload  # noqa: F401 - torch, PyG, the worker and model modules
 
@@ -118,6 +144,8 @@ def serve(sock_path: str, idle_s: float, sys_path: list[str]) -> None:
     inode = _inode(name, folder)
     signal.signal(signal.SIGTERM, _leave)  # tidy up (socket, pid file) when asked to stop
     children: set[int] = set()
+    if learn:  # its entry says why when it fails; the train stage then raises the error itself
+        children.add(_fork(listener, _learn, learn))
     last = time.monotonic()
     try:
         while True:
@@ -141,17 +169,7 @@ def serve(sock_path: str, idle_s: float, sys_path: list[str]) -> None:
             if uid != os.getuid():  # another user's process: no child, not a byte read
                 conn.close()
                 continue
-            pid = os.fork()
-            if pid == 0:
-                code = 0
-                try:
-                    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                    listener.close()
-                    _child(conn, secret)
-                except BaseException:  # noqa: BLE001 - the client sees EOF without a result
-                    code = 1
-                finally:
-                    os._exit(code)
+            pid = _fork(listener, _child, conn, secret)  # a child that fails: the client sees EOF, no result
             conn.close()
             children.add(pid)
             last = time.monotonic()
@@ -176,4 +194,4 @@ def serve(sock_path: str, idle_s: float, sys_path: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1], float(sys.argv[2]), json.loads(sys.argv[3]))
+    serve(sys.argv[1], float(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else None)

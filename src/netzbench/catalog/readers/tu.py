@@ -20,6 +20,11 @@ self-loops and repeated records dropped (counted in ``dropped``, with edge
 labels and attributes, which are not read: :func:`tu_dropped`). Class
 labels that are not ``0..C-1`` are mapped in sorted order and the mapping
 recorded. A file whose smallest edge id is 0 is read as 0-based.
+
+The catalogue's processor of TU collections (:func:`netzbench.catalog.loaders.tudataset`) reads the
+files with the same pieces (:func:`tu_graphs`, :func:`tu_edges`, :func:`node_label_onehot`, ...) but
+builds what PyG's ``TUDataset`` builds (``use_node_attr=False``, edges not symmetrised), the arrays its
+processed datasets have always held.
 """
 
 from __future__ import annotations
@@ -60,8 +65,9 @@ def _one_column(table: Table, what: str) -> np.ndarray:
     return table.values[:, 0]
 
 
-def _graphs(files: dict) -> tuple[np.ndarray, np.ndarray]:
-    """Graph of each node (0-based) and ``node_ptr`` from the graph indicator."""
+def tu_graphs(files: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Graph of each node (0-based) and ``node_ptr`` from the graph indicator (checked: graph by graph,
+    no gaps). Shared with the catalogue's processor (:func:`netzbench.catalog.loaders.tudataset`)."""
     table = read_table(files["graph_indicator"], FMT, "one graph id per node")
     graph = _one_column(table, "one graph id per line")
     if graph.size == 0:
@@ -79,8 +85,9 @@ def _graphs(files: dict) -> tuple[np.ndarray, np.ndarray]:
     return graph, np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
 
 
-def _edges(files: dict, graph: np.ndarray) -> tuple[np.ndarray, dict]:
-    """Global 0-based edge records ``[m, 2]`` (checked) and what collapsing them drops."""
+def tu_edges(files: dict, graph: np.ndarray) -> tuple[np.ndarray, dict]:
+    """Global 0-based edge records ``[m, 2]`` in file order (checked: ids in range, both ends in one
+    graph) and what collapsing them drops. Shared with the catalogue's processor."""
     table = read_table(files["A"], FMT, "one edge 'i, j' per line")
     if table.width != 2:
         table.fail(0, "two node ids 'i, j' per line")
@@ -97,8 +104,20 @@ def _edges(files: dict, graph: np.ndarray) -> tuple[np.ndarray, dict]:
     return e.reshape(-1, 2), count_dropped(e[:, 0], e[:, 1]) if e.size else {"self_loops": 0, "duplicate_edges": 0}
 
 
-def _edge_values(files: dict) -> dict:
-    """The per-edge files left out: ``edge_labels``, ``edge_attributes`` (real values: ``weights``)."""
+def tu_graph_labels(files: dict, num_graphs: int) -> np.ndarray:
+    """The class of each graph as written in ``_graph_labels.txt`` (int64 ``[num_graphs]``, checked:
+    one per graph), not yet mapped to ``0..C-1``. Shared with the catalogue's processor."""
+    if "graph_labels" not in files:
+        wanted = files["A"].name[: -len("A.txt")] + "graph_labels.txt"
+        raise ReadError(FMT, files["A"].parent, f"{wanted} (the graph classes)", "no such file")
+    table = read_table(files["graph_labels"], FMT, "one class per graph")
+    _rows(table, num_graphs, "graph")
+    return _one_column(table, "one class per line")
+
+
+def tu_edge_values(files: dict) -> dict:
+    """The per-edge files left out: ``edge_labels``, ``edge_attributes`` (real values: ``weights``).
+    Shared with the catalogue's processor."""
     out = {extra: True for extra in ("edge_labels", "edge_attributes") if extra in files}
     out["weights"] = "edge_attributes" in files
     return out
@@ -106,13 +125,25 @@ def _edge_values(files: dict) -> dict:
 
 def tu_dropped(path: str | Path) -> dict:
     """What reading the TU collection under ``path`` drops (PyG's ``TUDataset`` drops the same):
-    self-loops and repeated ``i, j`` records of ``_A.txt``, and the per-edge files (:func:`_edge_values`)."""
+    self-loops and repeated ``i, j`` records of ``_A.txt``, and the per-edge files (:func:`tu_edge_values`)."""
     _, files = tu_files(path)
     table = read_table(files["A"], FMT, "one edge 'i, j' per line")
     if table.width != 2:
         table.fail(0, "two node ids 'i, j' per line")
     e = table.values.reshape(-1, 2)
-    return {**count_dropped(e[:, 0], e[:, 1]), **_edge_values(files)}
+    return {**count_dropped(e[:, 0], e[:, 1]), **tu_edge_values(files)}
+
+
+def node_label_onehot(files: dict, n: int) -> np.ndarray | None:
+    """float32 ``[n, sum C_k]``: each column ``k`` of the node labels shifted to start at 0 and one-hot
+    encoded over ``C_k = max + 1`` classes, the columns side by side (as PyG's ``read_tu_data``);
+    None without a node-label file. Shared with the catalogue's processor."""
+    if "node_labels" not in files:
+        return None
+    table = read_table(files["node_labels"], FMT, "node labels (integers)")
+    _rows(table, n, "node")
+    labels = table.values - table.values.min(axis=0)
+    return np.concatenate([np.eye(int(column.max()) + 1, dtype=np.float32)[column] for column in labels.T], axis=1)
 
 
 def _features(files: dict, n: int, pairs: np.ndarray) -> tuple[np.ndarray, str]:
@@ -122,13 +153,10 @@ def _features(files: dict, n: int, pairs: np.ndarray) -> tuple[np.ndarray, str]:
         _rows(table, n, "node")
         parts.append(table.values.astype(np.float32))
         said.append(f"{table.width} node attribute(s)")
-    if "node_labels" in files:
-        table = read_table(files["node_labels"], FMT, "node labels (integers)")
-        _rows(table, n, "node")
-        labels = table.values - table.values.min(axis=0)
-        for column in labels.T:
-            parts.append(np.eye(int(column.max()) + 1, dtype=np.float32)[column])
-        said.append(f"one-hot node labels ({sum(p.shape[1] for p in parts[-table.width:])} columns)")
+    onehot = node_label_onehot(files, n)
+    if onehot is not None:
+        parts.append(onehot)
+        said.append(f"one-hot node labels ({onehot.shape[1]} columns)")
     if parts:
         return np.concatenate(parts, axis=1), " + ".join(said)
     # no features in the files: [1, log(1 + degree)], each undirected pair counted once
@@ -144,9 +172,9 @@ def read_tu(path: str | Path, family: str = "graph_cls") -> Bundle:
     if family not in ("graph_cls", "graph_reg"):
         raise ReadError(FMT, path, "family graph_cls or graph_reg (a TU file holds a graph collection)", family)
     name, files = tu_files(path)
-    graph, node_ptr = _graphs(files)
+    graph, node_ptr = tu_graphs(files)
     num_graphs = len(node_ptr) - 1
-    records, dropped = _edges(files, graph)
+    records, dropped = tu_edges(files, graph)
     pairs = undirected_pairs(records.T)
     both = symmetric_edges(pairs)
     owner = graph[both[0]]
@@ -165,7 +193,7 @@ def read_tu(path: str | Path, family: str = "graph_cls") -> Bundle:
         y, mapping = normalise_labels({"y": _one_column(table, "one class per line")}, "graph_cls")
         y, target = np.asarray(y["y"]), "class"
     arrays, counts = collection_arrays(x, both - node_ptr[owner], node_ptr, edge_ptr, y, target=target)
-    dropped.update(_edge_values(files))
+    dropped.update(tu_edge_values(files))
     used = [files[k] for k in ("A", "graph_indicator", key, "node_labels", "node_attributes") if k in files]
     notes = {"node_features": described}
     if mapping:
