@@ -40,6 +40,7 @@ percentile bootstrap of a mean never leaves the range of its values.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import warnings
 from dataclasses import dataclass
@@ -139,6 +140,13 @@ def clip_interval(iv: Interval, bounds) -> Interval:
     return dataclasses.replace(iv, lo=float(lo), hi=float(hi), clipped=True)
 
 
+@functools.lru_cache(maxsize=1024)
+def _t_quantile(q: float, df: int) -> float:
+    """``stats.t.ppf(q, df)``, remembered: a report asks for the same few (one per seed count) thousands of
+    times (a learning curve's band at every epoch), and each scipy call costs about 0.1 ms."""
+    return float(stats.t.ppf(q, df))
+
+
 def t_interval(values, ci: float = 0.95, bounds=None) -> Interval:
     r"""Student-t confidence interval for the mean.
 
@@ -165,7 +173,7 @@ def t_interval(values, ci: float = 0.95, bounds=None) -> Interval:
     if deg is not None:
         return deg
     mean, std, sem = _spread(x)
-    h = float(stats.t.ppf(0.5 + ci / 2.0, x.size - 1)) * sem
+    h = _t_quantile(0.5 + ci / 2.0, x.size - 1) * sem
     return clip_interval(Interval(mean, float(mean - h), float(mean + h), float(h), std, sem, int(x.size), "t"),
                          bounds)
 

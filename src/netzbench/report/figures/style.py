@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 import pathlib
@@ -145,8 +146,10 @@ def new_figure(width: float, height: float, layout: str | None = "constrained") 
     return fig
 
 
+@functools.lru_cache(maxsize=4096)
 def text_width_in(text: str, size: float, weight: str = "normal") -> float:
-    """Width of ``text`` rendered at ``size`` pt in inches (renderer-free)."""
+    """Width of ``text`` rendered at ``size`` pt in inches (renderer-free; remembered: the figures measure
+    the same model and task names again and again, a text path each)."""
     if not text:
         return 0.0
     tp = TextPath((0, 0), text, size=size, prop=FontProperties(size=size, weight=weight))
