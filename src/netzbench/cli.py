@@ -71,12 +71,12 @@ def fetch(tasks: tuple[str, ...], all_tasks: bool, params_path: str, data_root: 
     params = checked_params(params_path, import_models=False)
     if all_tasks == bool(tasks):
         raise UserError("name the tasks to fetch, or give --all for every task of params.yaml")
+    for task in tasks or params["tasks"]:
+        check_task_name(params, task)
     if all_tasks:  # the pipeline's stage: a new candidate's import and the warm server start meanwhile
         from .run.prewarm import spawn
 
         spawn(params)
-    for task in tasks or params["tasks"]:
-        check_task_name(params, task)
     for task in tasks or params["tasks"]:
         try:
             meta = fetch_task(task, params, data_root)
