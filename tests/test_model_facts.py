@@ -170,3 +170,13 @@ def test_model_families_answers_for_every_kind_of_name(package, monkeypatch):
     assert model_families("factsmodels.net:Net") == (frozenset({"graph_reg"}), None)
     with pytest.raises(ModelError, match="unknown model"):
         model_families("NoSuchModel")
+
+
+def test_a_model_module_that_raises_while_imported_is_a_model_error(package, tmp_path):
+    """Not a traceback from the stage: the error names the model, what was raised, and where."""
+    write, _ = package
+    write()
+    (tmp_path / "factsmodels" / "broken.py").write_text("import math\nraise RuntimeError('no weights here')\n")
+    with pytest.raises(ModelError, match=r"raised RuntimeError: no weights here \(at .*broken\.py:2\)"):
+        model_facts("factsmodels.broken:Net")
+    assert facts_mod.answered("factsmodels.broken:Net") and not facts_mod.remembered("factsmodels.broken:Net")

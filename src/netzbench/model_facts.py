@@ -18,6 +18,7 @@ import json
 import os
 import tempfile
 import time
+import traceback
 from contextlib import contextmanager
 
 try:
@@ -98,15 +99,21 @@ def learn(model_ref: str, key: str | None = None) -> tuple[frozenset, str | None
     """Import ``model_ref`` and remember its facts, without the lock (its caller holds it). A model that
     does not resolve leaves an entry saying so (read as unknown: the next caller imports it again and
     raises the error itself), so a process waiting for this one's answer stops waiting."""
-    from .models.registry import resolve_model
+    from .models.registry import ModelError, resolve_model
 
     key = key or _key(model_ref)
     path = entry_path(model_ref, key)
     try:
         spec = resolve_model(model_ref)
-    except BaseException as exc:
-        _write(path, {"key": key, "model": model_ref, "error": f"{type(exc).__name__}: {exc}"[:2000]})
+    except ModelError as exc:
+        _write(path, {"key": key, "model": model_ref, "error": str(exc)[:2000]})
         raise
+    except Exception as exc:  # the module itself raised while it was imported: said as a model error
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        message = (f"importing {model_ref!r} raised {type(exc).__name__}: {exc} "
+                   f"(at {where.filename}:{where.lineno})")
+        _write(path, {"key": key, "model": model_ref, "error": message[:2000]})
+        raise ModelError(message) from exc
     _write(path, {"key": key, "model": model_ref, "task_types": sorted(spec.task_types), "baseline": spec.baseline})
     return spec.task_types, spec.baseline
 
