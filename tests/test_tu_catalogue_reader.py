@@ -2,7 +2,7 @@
 
 The processor once let PyG parse the files: ``TUDataset(root, name)`` (default ``use_node_attr=False``),
 then ``graph_x``, ``stack_graphs``, ``collection_arrays`` and ``tu_dropped``. That path lives on here
-only, as the reference (:func:`pyg_tudataset`): the numpy reader must give the same arrays (dtypes,
+only, as the reference (:func:`pyg_tudataset`, :func:`tu_dropped`): the numpy reader must give the same arrays (dtypes,
 shapes, values, edge order), counts and ``dropped``, or every cached seed of MUTAG, PROTEINS and ENZYMES
 would be invalidated. Compared on the mirror's collections (``NETZBENCH_MIRROR``; skipped without it) and
 on fixtures written here, which reach PyG's corners: several node-label columns beside node attributes,
@@ -22,13 +22,22 @@ import pytest
 
 import raw_fixtures as rf
 from netzbench.catalog.loaders import tudataset
-from netzbench.catalog.readers.files import ReadError
+from netzbench.catalog.readers.files import ReadError, count_dropped, read_table
 from netzbench.catalog.readers.staging import stage
-from netzbench.catalog.readers.tu import tu_dropped
+from netzbench.catalog.readers.tu import FMT, tu_edge_values, tu_files
 from netzbench.graphs.collection import collection_arrays, stack_graphs
 from netzbench.graphs.convert import graph_x
 
 MIRROR_COLLECTIONS = {"mutag": "MUTAG", "proteins": "PROTEINS", "enzymes": "ENZYMES"}
+
+
+def tu_dropped(raw_dir: Path) -> dict:
+    """What the processor recorded as dropped, as it was (a second read of ``_A.txt``): self-loops and
+    repeated ``i, j`` records, and the per-edge files left out."""
+    _, files = tu_files(raw_dir)
+    table = read_table(files["A"], FMT, "one edge 'i, j' per line")
+    e = table.values.reshape(-1, 2)
+    return {**count_dropped(e[:, 0], e[:, 1]), **tu_edge_values(files)}
 
 
 def pyg_tudataset(raw_dir: Path) -> tuple[dict, dict, dict]:

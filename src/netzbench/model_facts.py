@@ -31,7 +31,8 @@ from .paths import cache_root
 from .models.roster import ALL_FAMILIES
 
 
-def _key(model_ref: str) -> str:
+def facts_key(model_ref: str) -> str:
+    """The entry's key for ``model_ref``'s current source (hashes the result code and the model's source)."""
     return seed_key(kind="model_facts", model=model_ref, code=code_version(model_ref))
 
 
@@ -70,7 +71,7 @@ def _write(path, entry: dict) -> None:
 
 def remembered(model_ref: str) -> bool:
     """Whether :func:`model_facts` answers ``model_ref`` without importing it (its source unchanged)."""
-    key = _key(model_ref)
+    key = facts_key(model_ref)
     return _read(entry_path(model_ref, key), key) is not None
 
 
@@ -78,7 +79,7 @@ def model_facts(model_ref: str) -> tuple[frozenset, str | None]:
     """``(task_types, baseline)`` of the ``module:Class`` model ``model_ref``: from the cache when its source
     is unchanged, else by importing it (:func:`.models.registry.resolve_model`: a name that does not resolve
     raises :class:`.models.registry.ModelError`; the entry then holds the error, which reads as unknown)."""
-    key = _key(model_ref)
+    key = facts_key(model_ref)
     path = entry_path(model_ref, key)
     known = _read(path, key)
     if known is not None:
@@ -91,8 +92,8 @@ def model_facts(model_ref: str) -> tuple[frozenset, str | None]:
 
 
 def entry_path(model_ref: str, key: str | None = None):
-    """Where ``model_ref``'s facts are remembered (``key``: its :func:`_key`, for the current source)."""
-    return cache_root() / "models" / f"{key or _key(model_ref)}.json"
+    """Where ``model_ref``'s facts are remembered (``key``: its :func:`facts_key`, for the current source)."""
+    return cache_root() / "models" / f"{key or facts_key(model_ref)}.json"
 
 
 def learn(model_ref: str, key: str | None = None) -> tuple[frozenset, str | None]:
@@ -101,7 +102,7 @@ def learn(model_ref: str, key: str | None = None) -> tuple[frozenset, str | None
     raises the error itself), so a process waiting for this one's answer stops waiting."""
     from .models.registry import ModelError, resolve_model
 
-    key = key or _key(model_ref)
+    key = key or facts_key(model_ref)
     path = entry_path(model_ref, key)
     try:
         spec = resolve_model(model_ref)
@@ -118,9 +119,10 @@ def learn(model_ref: str, key: str | None = None) -> tuple[frozenset, str | None
     return spec.task_types, spec.baseline
 
 
-def answered(model_ref: str) -> bool:
-    """Whether an entry for ``model_ref``'s current source exists, facts or the error of its import."""
-    key = _key(model_ref)
+def answered(model_ref: str, key: str | None = None) -> bool:
+    """Whether an entry for ``model_ref``'s current source (or ``key``) exists, facts or the error of its
+    import."""
+    key = key or facts_key(model_ref)
     try:
         return json.loads(entry_path(model_ref, key).read_text(encoding="utf-8")).get("key") == key
     except (OSError, ValueError, AttributeError):

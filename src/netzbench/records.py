@@ -57,12 +57,17 @@ def _validator(definition: str | None = None):
     once, not on every record or cache entry."""
     import jsonschema
 
-    full = schema()
-    target = full if definition is None else {"$schema": full["$schema"], "$defs": full["$defs"],
-                                              "$ref": f"#/$defs/{definition}"}
-    cls = jsonschema.validators.validator_for(full)
+    target = _target(definition)
+    cls = jsonschema.validators.validator_for(schema())
     cls.check_schema(target)
     return jsonschema.validators.extend(cls, {"items": _plain_items(cls.VALIDATORS["items"])})(target)
+
+
+def _target(definition: str | None) -> dict:
+    """The record's schema, or one that checks ``$defs/<definition>`` against it."""
+    full = schema()
+    return full if definition is None else {"$schema": full["$schema"], "$defs": full["$defs"],
+                                            "$ref": f"#/$defs/{definition}"}
 
 
 def _plain_items(items_keyword):
@@ -93,10 +98,7 @@ def _fast_validator(definition: str | None = None):
         import jsonschema_rs
     except ImportError:
         return None
-    full = schema()
-    target = full if definition is None else {"$schema": full["$schema"], "$defs": full["$defs"],
-                                              "$ref": f"#/$defs/{definition}"}
-    return jsonschema_rs.validator_for(target)
+    return jsonschema_rs.validator_for(_target(definition))
 
 
 def _fast_pass(instance, definition: str | None) -> bool:

@@ -161,7 +161,7 @@ def tudataset(raw_dir: Path, fmt: str = "tu") -> tuple[dict, dict, dict]:
         raise ReadError(TU_FMT, files["graph_attributes"], "graph classes in _graph_labels.txt (the catalogue's "
                         "TU processor makes graph_cls collections)", "regression targets")
     graph, node_ptr = tu_graphs(files)
-    records, dropped = tu_edges(files, graph)  # dropped: what tu_dropped counts, without reading _A.txt again
+    records, dropped = tu_edges(files, graph)  # dropped: self-loops, repeated records (one read of _A.txt)
     edge_index = _coalesced(records, graph.size)
     owner = graph[edge_index[0]]
     edge_ptr = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=len(node_ptr) - 1))]).astype(np.int64)

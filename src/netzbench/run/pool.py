@@ -32,7 +32,7 @@ import time
 from multiprocessing.connection import wait
 
 from .job import Job
-from .runtime import scratch_folder
+from .runtime import MAX_SOCKET_PATH, scratch_folder
 from .worker import MAX_RETRIES, died_result, huge_page_allocations, init_worker, kill_after, run_seed, stopped_result
 
 _CONTEXT = None
@@ -63,14 +63,10 @@ def pool_context():
     return ctx if env == _arithmetic_env() else multiprocessing.get_context("spawn")
 
 
-#: the longest Unix socket path (``sun_path`` is 108 bytes on Linux, 104 on BSDs, with its final NUL)
-_MAX_SOCKET_PATH = 103
-
-
 def _forkserver_address_too_long() -> bool:
     """Whether the forkserver's socket (``<temporary folder>/pymp-XXXXXXXX/listener-XXXXXXXX``) would not fit
     a Unix socket path: under a deep ``$TMPDIR`` it cannot start, and every worker would fail to."""
-    return len(os.fsencode(tempfile.gettempdir())) + len("/pymp-XXXXXXXX/listener-XXXXXXXX") > _MAX_SOCKET_PATH
+    return len(os.fsencode(tempfile.gettempdir())) + len("/pymp-XXXXXXXX/listener-XXXXXXXX") > MAX_SOCKET_PATH
 
 
 class _PipeProgress:

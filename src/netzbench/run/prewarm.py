@@ -29,22 +29,14 @@ def spawn(params: dict) -> bool:
     remembered and seeds would run in warm children (the local executor, ``warm_s`` > 0). Returns whether
     it was started."""
     from ..model_facts import remembered
-    from ..params import ParamsError
-    from ..paths import repository_on_path
-    from .warm import idle_seconds
-    from .worker import huge_page_allocations
+    from .warm import ahead_of_the_pool
 
-    model, exec_params = params["model"], params["exec"]
-    if not model or ":" not in model or exec_params.get("executor", "local") != "local":
+    model = params["model"]
+    if not model or ":" not in model or os.name != "posix" or remembered(model):
         return False
-    try:
-        idle_s = idle_seconds(exec_params)
-    except ParamsError:
+    idle_s = ahead_of_the_pool(params["exec"])  # the environment and import path the pool will ask with
+    if idle_s is None:
         return False
-    if idle_s <= 0 or os.name != "posix" or remembered(model):
-        return False
-    huge_page_allocations()  # the environment and import path the pool will have set when it asks
-    repository_on_path()
     try:
         subprocess.Popen([sys.executable, "-m", __name__, model, str(idle_s), json.dumps(sys.path)],
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -65,23 +57,24 @@ def _main(model: str, idle_s: float, path: list[str]) -> None:
     that was running already (no child of it learns) or none at all: the model is imported here."""
     import time
 
-    from ..model_facts import answered, learn, learning
+    from ..model_facts import answered, facts_key, learn, learning
     from .warm import start_server
 
     sys.path[:] = path  # the stage's, not this module's runner's: the fingerprint hashes it
-    with learning(model):
-        if answered(model):
+    key = facts_key(model)  # once: it hashes the result code and the model's source
+    with learning(model, key):
+        if answered(model, key):
             return
         try:
             started = start_server(idle_s, learn=model)[1]
         except Exception:  # noqa: BLE001 - the train stage asks again and says why
             started = False
         deadline = time.monotonic() + LEARN_WAIT_S
-        while started and not answered(model) and time.monotonic() < deadline:
+        while started and not answered(model, key) and time.monotonic() < deadline:
             time.sleep(0.05)
-        if not answered(model):
+        if not answered(model, key):
             try:
-                learn(model)
+                learn(model, key)
             except Exception:  # noqa: BLE001 - the train stage imports the model itself and reports the error
                 pass
 

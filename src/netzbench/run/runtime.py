@@ -35,6 +35,9 @@ from pathlib import Path
 SCRATCH_PREFIX = "netzbench-seeds-"
 #: a server's secret (hex) is this long; the file is read only up to a little more
 _SECRET_BYTES = 32
+#: the longest Unix socket path used (``sun_path`` is 108 bytes on Linux, 104 on BSDs, with its final NUL;
+#: the warm server's socket and the pool's forkserver both keep under it)
+MAX_SOCKET_PATH = 100
 
 
 class NotPrivate(RuntimeError):

@@ -72,8 +72,8 @@ from ..identity import PACKAGE_DIR, source_hash
 from ..params import DEFAULTS, ParamsError
 from . import wire
 from .job import Job
-from .runtime import (NotPrivate, parent_pid, private_folder, process_argv, process_cwd, process_uid, read_secret,
-                      signal_verified)
+from .runtime import (MAX_SOCKET_PATH, NotPrivate, parent_pid, private_folder, process_argv, process_cwd,
+                      process_uid, read_secret, signal_verified)
 
 log = logging.getLogger(__name__)
 
@@ -87,8 +87,6 @@ START_TIMEOUT_S = 120
 _VOLATILE_ENV = ("PWD", "OLDPWD", "SHLVL", "_", "TORCHINDUCTOR_CACHE_DIR")
 #: the server's module, as its command line names it (``warm --stop`` checks that line)
 _MODULE = "netzbench.run.warm_server"
-#: a Unix socket's path must fit ``sun_path`` (108 bytes on Linux, 104 on BSDs)
-_MAX_SOCK_PATH = 100
 #: the first message each side sends (the secret; ``started``) is at most this long
 _HELLO_LIMIT = 4096
 #: seconds a child waits for a client's secret, stdout and job before it gives up
@@ -185,7 +183,7 @@ def start_server(idle_s: float, *, check: bool = False, learn: str | None = None
     folder = runtime_dir()
     fp = fingerprint()
     sock = folder / f"{fp}.sock"
-    if len(os.fsencode(sock)) > _MAX_SOCK_PATH:
+    if len(os.fsencode(sock)) > MAX_SOCKET_PATH:
         raise WarmUnavailable(f"the socket path {sock} is too long for a Unix socket (set TMPDIR to a shorter folder)")
     if sock.exists() and not check:
         return sock, False
@@ -212,13 +210,10 @@ def start_server(idle_s: float, *, check: bool = False, learn: str | None = None
         raise WarmUnavailable(f"the warm server did not start within {START_TIMEOUT_S} s")
 
 
-def start_in_background(exec_params: dict) -> threading.Thread | None:
-    """Start this process's server in a thread, so it imports torch while this process does something
-    else that takes seconds (importing a user's model to learn its families): the first seed then waits
-    for neither in turn. Nothing when the executor is not local or ``warm_s`` is 0. The environment and
-    ``sys.path`` are set here, in the calling thread, as the pool sets them before it asks for the
-    server (the fingerprint must be the one it will ask for). A failure is left to the pool's own
-    :func:`ensure_server` call, which reports it."""
+def ahead_of_the_pool(exec_params: dict) -> float | None:
+    """``warm_s`` for a server started before the pool asks for one, with the environment and ``sys.path``
+    set now as the pool sets them before it asks (the fingerprint must be the one it will ask for);
+    None when seeds would not run in warm children (not the local executor, ``warm_s`` 0 or invalid)."""
     from .worker import huge_page_allocations
     from ..paths import repository_on_path
 
@@ -232,6 +227,17 @@ def start_in_background(exec_params: dict) -> threading.Thread | None:
         return None
     huge_page_allocations()
     repository_on_path()  # importing a module:Class model puts the repository on sys.path: first, here
+    return idle_s
+
+
+def start_in_background(exec_params: dict) -> threading.Thread | None:
+    """Start this process's server in a thread, so it imports torch while this process does something
+    else that takes seconds (importing a user's model to learn its families): the first seed then waits
+    for neither in turn. Nothing where :func:`ahead_of_the_pool` says no. A failure is left to the pool's
+    own :func:`ensure_server` call, which reports it."""
+    idle_s = ahead_of_the_pool(exec_params)
+    if idle_s is None:
+        return None
 
     def start() -> None:
         try:

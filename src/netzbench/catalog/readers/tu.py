@@ -17,7 +17,7 @@ encoding of each node-label column (shifted to start at 0), as PyG's
 ``[1, log(1 + degree)]`` per node, degrees counted within each graph. Edges
 are stored as unique undirected pairs in both directions per graph,
 self-loops and repeated records dropped (counted in ``dropped``, with edge
-labels and attributes, which are not read: :func:`tu_dropped`). Class
+labels and attributes, which are not read: :func:`tu_edges`, :func:`tu_edge_values`). Class
 labels that are not ``0..C-1`` are mapped in sorted order and the mapping
 recorded. A file whose smallest edge id is 0 is read as 0-based.
 
@@ -121,17 +121,6 @@ def tu_edge_values(files: dict) -> dict:
     out = {extra: True for extra in ("edge_labels", "edge_attributes") if extra in files}
     out["weights"] = "edge_attributes" in files
     return out
-
-
-def tu_dropped(path: str | Path) -> dict:
-    """What reading the TU collection under ``path`` drops (PyG's ``TUDataset`` drops the same):
-    self-loops and repeated ``i, j`` records of ``_A.txt``, and the per-edge files (:func:`tu_edge_values`)."""
-    _, files = tu_files(path)
-    table = read_table(files["A"], FMT, "one edge 'i, j' per line")
-    if table.width != 2:
-        table.fail(0, "two node ids 'i, j' per line")
-    e = table.values.reshape(-1, 2)
-    return {**count_dropped(e[:, 0], e[:, 1]), **tu_edge_values(files)}
 
 
 def node_label_onehot(files: dict, n: int) -> np.ndarray | None:
