@@ -2,6 +2,7 @@
 stage ends on small seeds; a task whose meta.json says nothing about its size goes last."""
 
 import json
+from pathlib import Path
 
 from netzbench.run import execute
 from netzbench.run.plan import pool_weights
@@ -46,3 +47,39 @@ def test_the_stage_runs_heavy_tasks_first(tmp_path, monkeypatch):
     except SystemExit:
         pass
     assert seen == [("b_heavy", "GCN"), ("b_heavy", "MLP"), ("a_small", "GCN"), ("a_small", "MLP")]
+
+
+def test_cached_roster_records_are_written_before_anything_trains(tmp_path, monkeypatch):
+    """The roster needs no candidate: a cell whose seeds are all cached is written when the roster is
+    planned (the train stage does it while a new candidate's facts are learnt), a cell with seeds to train
+    after the pool; the records and their order are the same either way."""
+    _meta(tmp_path, "t", 10, {"num_nodes": 10, "num_edges": 10})
+    events = []
+
+    class Record:
+        def __init__(self, model):
+            self.model = model
+
+        def to_dict(self):
+            return {"model": self.model}
+
+    class Plan:
+        def __init__(self, task, model, role):
+            self.record = {"task": task, "model": model}
+            self.jobs = [] if model == "GCN" else [object()]
+
+        def finish(self):
+            return Record(self.record["model"])
+
+    monkeypatch.setattr(execute, "plan_cell", lambda t, m, params, role, **kw: Plan(t, m, role))
+    monkeypatch.setattr(execute, "run_plans", lambda plans, params, **kw: events.append(
+        ("train", [p.record["model"] for p in plans])))
+    monkeypatch.setattr(execute, "_write", lambda path, record: events.append(("write", Path(path).name)))
+    params = {"tasks": ["t"], "models": ["GCN", "MLP"], "model": "pkg.mod:Cand", "model_args": {}}
+    paths = lambda t: (tmp_path / "runs", tmp_path / f"{t}.json")  # noqa: E731
+    roster = execute.plan_roster(["t"], params, paths, data_root=tmp_path)
+    assert events == [("write", "GCN.json")]
+    out = execute._train(["t"], params, paths, data_root=tmp_path, progress=False, desc="t", roster=roster)
+    assert events == [("write", "GCN.json"), ("train", ["MLP", "pkg.mod:Cand"]), ("write", "MLP.json"),
+                      ("write", "t.json")]
+    assert list(out["t"]) == ["GCN", "MLP", "candidate"]

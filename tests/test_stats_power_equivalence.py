@@ -68,6 +68,23 @@ def test_seeds_needed_definition():
     assert res.mde == pytest.approx(mde(6), rel=1e-12)
 
 
+@pytest.mark.parametrize("alpha,power", [(0.05, 0.8), (0.01, 0.9), (0.1, 0.5)])
+def test_seeds_needed_uses_the_mde_curve_exactly(alpha, power):
+    """paired_power keeps the t-quantile sum over n = 2..MAX_SEEDS once per (alpha, power); its seeds_needed
+    must be the first n of mde()'s own curve at or under each effect, bit for bit."""
+    from netzbench.stats.power import MAX_SEEDS, mde
+
+    grid = np.arange(2, MAX_SEEDS + 1)
+    for seed in range(3):
+        a, b = _pair(seed, n=8, shift=0.01, sd=0.03 * (seed + 1))
+        res = paired_power(a, b, alpha=alpha, power=power, effects=(0.05, 0.01, 0.002, 0.0004))
+        curve = mde(res.sigma_d, grid, alpha, power)
+        for e, n_e in res.seeds_needed.items():
+            hit = np.flatnonzero(curve <= e)
+            assert n_e == (int(grid[hit[0]]) if hit.size else None)
+        assert res.mde == mde(res.sigma_d, 8, alpha, power)
+
+
 def test_power_detectable_large_effect():
     a, b = _pair(4, n=10, shift=0.05, sd=0.01)
     res = paired_power(a, b)

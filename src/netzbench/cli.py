@@ -121,9 +121,21 @@ def train(task: str | None, model: str | None, all_tasks: bool, params_path: str
     task's cells only. With TASK MODEL: that one cell.
     """
     from .paths import child
-    from .run.execute import train_cell, train_task, train_tasks
+    from .run.execute import roster_ahead, train_cell, train_task, train_tasks
 
-    params = checked_params(params_path, before_import=_warm_while_importing)
+    ahead: dict = {}
+
+    def before_import(params: dict) -> None:
+        new_candidate = _warm_while_importing(params)
+        if all_tasks and task is None:  # the roster needs no candidate: planned (and its cached records
+            # written) while a new candidate's facts are learnt, not after
+            ahead["roster"] = roster_ahead(params["tasks"], params, data_root=data_root)
+            if new_candidate:  # seconds left before the candidate's first seed: the report stage's imports
+                from .run.warm_cli import start_report_in_background
+
+                start_report_in_background(params["exec"])
+
+    params = checked_params(params_path, before_import=before_import)
     if all_tasks == (task is not None):
         raise UserError("name the task to train, or give --all for every task of params.yaml"
                         if not all_tasks else "give TASK or --all, not both")
@@ -138,7 +150,7 @@ def train(task: str | None, model: str | None, all_tasks: bool, params_path: str
         try:
             if all_tasks:
                 records = train_tasks(params["tasks"], params, "metrics/runs", "metrics/candidate",
-                                      data_root=data_root, prune=True)
+                                      data_root=data_root, prune=True, roster=ahead.get("roster"))
             else:
                 records = {task: train_task(task, params, child("metrics/runs", task),
                                             child("metrics/candidate", f"{task}.json"), data_root=data_root)}
@@ -157,9 +169,10 @@ def train(task: str | None, model: str | None, all_tasks: bool, params_path: str
     log.info(f"{task}/{model}: {record['status']} -> {out}")
 
 
-def _warm_while_importing(params: dict) -> None:
+def _warm_while_importing(params: dict) -> bool:
     """A candidate ``module:Class`` whose families are not remembered is imported next (torch and PyG:
-    seconds) and will most likely train: the warm server starts meanwhile, not after planning."""
+    seconds) and will most likely train: the warm server starts meanwhile, not after planning. Returns
+    whether the candidate is such a one."""
     from .model_facts import remembered
 
     model = params["model"]
@@ -167,6 +180,8 @@ def _warm_while_importing(params: dict) -> None:
         from .run.warm import start_in_background
 
         start_in_background(params["exec"])
+        return True
+    return False
 
 
 @main.command()
@@ -389,12 +404,17 @@ def warm(stop: bool, everywhere: bool) -> None:
 def report(params_path: str) -> None:
     """Build the statistical report from the run records of the roster in params.yaml."""
     from .params import load_params
-    from .report.stage import run_report_stage
+    from .run.warm_cli import run_report_warm
 
     try:  # values only: the report reads run records, never the catalogue
         params = load_params(params_path)
     except ParamsError as exc:
         raise UserError(str(exc)) from None
+    code = run_report_warm(["report", "--params", params_path], params["exec"])  # in a report server's child
+    if code is not None:
+        raise SystemExit(code)
+    from .report.stage import run_report_stage
+
     unchanged = "nothing was published: the previous report outputs are unchanged"
     try:
         run_report_stage(params)

@@ -419,13 +419,15 @@ def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None,
                               reference=reference, study=study, controls=controls, seed_plan=seed_plan,
                               code=code_version() if study is not None else None)  # another result code's: stale
         metrics = report_metrics(facts)
-        for rel, obj, indent in (("metrics/report.json", metrics, 2),
-                                 ("metrics/headline.json", compact_metrics(metrics), 1)):
-            if place(rel) is not None:
-                out.write_json(place(rel), obj, indent=indent)
-        if place("reports/benchmark.json") is not None:
-            out.write_text(place("reports/benchmark.json"), report.to_json() + "\n")
-        with _drawing_figures(facts, out, place):  # drawn while the tables, the site and REPORT.md are written
+        # the figures are drawn (forked workers) while everything else is written: the metrics, the
+        # metric tensor, the tables, the site and REPORT.md
+        with _drawing_figures(facts, out, place):
+            for rel, obj, indent in (("metrics/report.json", metrics, 2),
+                                     ("metrics/headline.json", compact_metrics(metrics), 1)):
+                if place(rel) is not None:
+                    out.write_json(place(rel), obj, indent=indent)
+            if place("reports/benchmark.json") is not None:
+                out.write_text(place("reports/benchmark.json"), report.to_json() + "\n")
             _write_tables(facts, out, place)
             site = place(f"{SITE}/index.html")
             site_files = write_site(facts, out, site.parent) if site is not None else []

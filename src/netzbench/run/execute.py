@@ -173,29 +173,57 @@ def _write(out_path: str | Path, record) -> None:
                           "the per-seed cache are reused when the stage runs again") from None
 
 
+def plan_roster(tasks: list[str], params: dict, paths, *, data_root: str | Path = "data") -> list:
+    """Plan every roster cell of ``tasks`` and write, where ``paths(task)`` says, the record of each cell
+    with nothing to train (every seed cached). Needs no candidate: the train stage runs it while a new
+    candidate's facts are learnt (:func:`netzbench.cli_common.checked_params`' ``before_import``), so the
+    roster's share of the stage is done before the candidate's seeds start. Returns ``[(cell, plan,
+    written)]`` for :func:`_train`."""
+    from .plan import pipeline_cells
+
+    out = []
+    for cell in pipeline_cells({**params, "model": None}, tasks):  # the roster's cells only
+        task, model, role, args = cell
+        plan = plan_cell(task, model, params, role=role, model_args=args, data_root=data_root, quiet=True)
+        written = None
+        if not plan.jobs:
+            written = plan.finish()
+            _write(Path(paths(task)[0]) / f"{model}.json", written)
+        out.append((cell, plan, written))
+    return out
+
+
 def _train(tasks: list[str], params: dict, paths, *, data_root: str | Path, progress: bool,
-           desc: str) -> dict[str, dict[str, dict]]:
+           desc: str, roster: list | None = None) -> dict[str, dict[str, dict]]:
     """Plan every cell of ``tasks`` (each roster model, and the candidate), train the uncached seeds of all
     of them in one :func:`run_plans` call (one pool: a worker takes the next seed of whichever cell when it
     is free; a stale cell still trains alone: the per-seed cache decides what runs), then write each
     record where ``paths(task)`` says: ``(runs_dir, candidate_path)``. Every cell is planned before
-    anything trains, so a task without data stops the stage before a seed runs."""
+    anything trains, so a task without data stops the stage before a seed runs. ``roster``: what
+    :func:`plan_roster` returned for the same arguments (planned already; default: planned here)."""
     from .plan import candidate_placeholder, pipeline_cells, pool_weights
 
-    cells = pipeline_cells(params, tasks)
-    plans = [plan_cell(t, m, params, role=role, model_args=args, data_root=data_root, quiet=True)
-             for t, m, role, args in cells]
+    if roster is None:
+        roster = plan_roster(tasks, params, paths, data_root=data_root)
+    planned = list(roster)
+    for cell in pipeline_cells(params, tasks):
+        task, model, role, args = cell
+        if role != "roster":
+            planned.append((cell, plan_cell(task, model, params, role=role, model_args=args,
+                                            data_root=data_root, quiet=True), None))
     weight = pool_weights(tasks, data_root)  # the heaviest tasks' seeds first (stable: plan order within)
-    run_plans(sorted((p for p in plans if p.jobs), key=lambda p: -weight[p.record["task"]]), params,
+    run_plans(sorted((p for _, p, _ in planned if p.jobs), key=lambda p: -weight[p.record["task"]]), params,
               progress=progress, desc=desc)
     out: dict[str, dict[str, dict]] = {task: {} for task in tasks}
-    for (task, model, role, _), plan in zip(cells, plans):
+    for (task, model, role, _), plan, written in planned:
         runs_dir, candidate_path = paths(task)
-        record = plan.finish()
         if role == "roster":
-            _write(Path(runs_dir) / f"{model}.json", record)
+            record = written if written is not None else plan.finish()
+            if written is None:
+                _write(Path(runs_dir) / f"{model}.json", record)
             out[task][model] = record.to_dict()
         else:
+            record = plan.finish()
             _write(candidate_path, record)
             out[task]["candidate"] = record.to_dict()
     for task in tasks:
@@ -217,23 +245,39 @@ def train_task(task_id: str, params: dict, runs_dir: str | Path, candidate_path:
                   progress=progress, desc=task_id)[task_id]
 
 
+def _paths_of(runs_root: str | Path, candidate_dir: str | Path):
+    from ..paths import child
+
+    return lambda t: (child(runs_root, t), child(candidate_dir, f"{t}.json"))
+
+
 def train_tasks(tasks: list[str], params: dict, runs_root: str | Path = "metrics/runs",
                 candidate_dir: str | Path = "metrics/candidate", *, data_root: str | Path = "data",
-                progress: bool = True, prune: bool = False) -> dict[str, dict[str, dict]]:
+                progress: bool = True, prune: bool = False, roster: list | None = None) -> dict[str, dict[str, dict]]:
     """:func:`train_task` for every task of ``tasks`` at once (the pipeline's one train stage): the uncached
     seeds of every cell of every task in one pool, then the records, ``runs_root/<task>/<model>.json`` and
     ``candidate_dir/<task>.json``. ``prune``: the two folders are then exactly this run's output: a record
     it did not write (a task or a roster model no longer in params) is removed, as DVC removes the stage's
-    outputs before it runs, so the folders are the same whether DVC or a person ran it. Returns the
-    records by task, then by model (the candidate under ``"candidate"``)."""
-    from ..paths import child
-
+    outputs before it runs, so the folders are the same whether DVC or a person ran it. ``roster``: what
+    :func:`roster_ahead` returned for the same arguments. Returns the records by task, then by model (the
+    candidate under ``"candidate"``)."""
     tasks = list(tasks)
-    out = _train(tasks, params, lambda t: (child(runs_root, t), child(candidate_dir, f"{t}.json")),
-                 data_root=data_root, progress=progress, desc=f"{len(tasks)} task(s)")
+    out = _train(tasks, params, _paths_of(runs_root, candidate_dir), data_root=data_root, progress=progress,
+                 desc=f"{len(tasks)} task(s)", roster=roster)
     if prune:
         _prune(Path(runs_root), Path(candidate_dir), tasks, list(params["models"]))
     return out
+
+
+def roster_ahead(tasks: list[str], params: dict, runs_root: str | Path = "metrics/runs",
+                 candidate_dir: str | Path = "metrics/candidate", *, data_root: str | Path = "data") -> list | None:
+    """:func:`plan_roster` for :func:`train_tasks`' arguments, as a head start: None where anything fails
+    (a task not fetched, a full disk), since :func:`train_tasks` then plans the roster again and reports
+    the error where the stage reports errors."""
+    try:
+        return plan_roster(list(tasks), params, _paths_of(runs_root, candidate_dir), data_root=data_root)
+    except Exception:  # noqa: BLE001 - said by train_tasks, which plans again
+        return None
 
 
 def _prune(runs_root: Path, candidate_dir: Path, tasks: list[str], models: list[str]) -> None:

@@ -32,6 +32,9 @@ stops at its next epoch report; one past ``exec.timeout_s`` plus
 the client. A job or result that JSON cannot carry exactly (a model object
 from the Python API, a tuple) runs in the stage's own pool instead.
 
+A report server is the same process with another preload and job
+(:mod:`.warm_cli`): its children run ``netzbench report``.
+
 Who may use a server, on a machine shared with other users:
 
 - the folder is created by this code, 0700, and checked without following
@@ -133,10 +136,10 @@ def _package_digest(h) -> None:
             h.update(f"{name}:{origin}:{st.st_size}:{st.st_mtime_ns}".encode())
 
 
-def fingerprint() -> str:
+def fingerprint(kind: str = "seeds") -> str:
     """What a server's children inherit and a forkserver's would: interpreter, import path, working
-    directory, environment, netzbench source and the installed torch and PyG."""
-    h = hashlib.sha256()
+    directory, environment, netzbench source, torch and PyG; ``kind``: seeds or another (:mod:`.warm_cli`)."""
+    h = hashlib.sha256(b"" if kind == "seeds" else f"{kind}\0".encode())
     env = {k: v for k, v in os.environ.items() if k not in _VOLATILE_ENV and not k.startswith("DVC_")}
     h.update(json.dumps([sys.executable, sys.path, os.getcwd(), sorted(env.items())]).encode())
     _package_digest(h)
@@ -174,17 +177,23 @@ def ensure_server(idle_s: float, *, check: bool = False, learn: str | None = Non
     return start_server(idle_s, check=check, learn=learn)[0]
 
 
-def start_server(idle_s: float, *, check: bool = False, learn: str | None = None) -> tuple[Path, bool]:
-    """:func:`ensure_server`, and whether this call started the server (so whether ``learn`` was passed on)."""
+def _socket(kind: str = "seeds") -> Path:
     if os.name != "posix" or not hasattr(os, "fork"):
         raise WarmUnavailable("a warm server needs fork() and Unix sockets")
     if not wire.HAVE_PEERCRED:
         raise WarmUnavailable("this platform cannot tell which user serves a socket (no SO_PEERCRED)")
-    folder = runtime_dir()
-    fp = fingerprint()
-    sock = folder / f"{fp}.sock"
+    sock = runtime_dir() / f"{fingerprint(kind)}.sock"
     if len(os.fsencode(sock)) > MAX_SOCKET_PATH:
         raise WarmUnavailable(f"the socket path {sock} is too long for a Unix socket (set TMPDIR to a shorter folder)")
+    return sock
+
+
+def start_server(idle_s: float, *, check: bool = False, learn: str | None = None,
+                 kind: str = "seeds") -> tuple[Path, bool]:
+    """:func:`ensure_server`, and whether this call started the server (so whether ``learn`` was passed on).
+    ``kind``: a module whose children run a command line (:mod:`.warm_cli`)."""
+    sock = _socket(kind)
+    folder, fp = sock.parent, sock.stem
     if sock.exists() and not check:
         return sock, False
     with open(folder / f"{fp}.lock", "w") as lock:
@@ -195,7 +204,7 @@ def start_server(idle_s: float, *, check: bool = False, learn: str | None = None
         log = open(folder / f"{fp}.log", "wb")  # only what the server itself says (seeds print to their stage)
         with log:
             proc = subprocess.Popen(
-                [sys.executable, "-m", _MODULE, str(sock), str(idle_s), json.dumps(sys.path), *([learn] if learn else [])],
+                [sys.executable, "-m", _MODULE, str(sock), str(idle_s), json.dumps(sys.path), learn or "", kind],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, close_fds=True,
                 start_new_session=True)  # outlives this stage; never holds a caller's output pipes
         deadline = time.monotonic() + START_TIMEOUT_S
@@ -214,9 +223,6 @@ def ahead_of_the_pool(exec_params: dict) -> float | None:
     """``warm_s`` for a server started before the pool asks for one, with the environment and ``sys.path``
     set now as the pool sets them before it asks (the fingerprint must be the one it will ask for);
     None when seeds would not run in warm children (not the local executor, ``warm_s`` 0 or invalid)."""
-    from .worker import huge_page_allocations
-    from ..paths import repository_on_path
-
     if exec_params.get("executor", "local") != "local":
         return None
     try:
@@ -225,9 +231,17 @@ def ahead_of_the_pool(exec_params: dict) -> float | None:
         return None
     if idle_s <= 0:
         return None
+    _as_the_pool_asks()
+    return idle_s
+
+
+def _as_the_pool_asks() -> None:
+    """The environment and ``sys.path`` the pool sets before it asks for a server (its fingerprint)."""
+    from .worker import huge_page_allocations
+    from ..paths import repository_on_path
+
     huge_page_allocations()
     repository_on_path()  # importing a module:Class model puts the repository on sys.path: first, here
-    return idle_s
 
 
 def start_in_background(exec_params: dict) -> threading.Thread | None:
@@ -311,7 +325,10 @@ def listing() -> list[str]:
     or another."""
     current, lines = fingerprint(), []
     for fp, pid in servers():
-        whose = (("this checkout" + ("" if fp == current else ", other code or environment than here now"))
+        kind = process_argv(pid) or []
+        kind = kind[7] if len(kind) > 7 and kind[7] != "seeds" else None
+        whose = (("this checkout" + (f", {kind}" if kind else "" if fp == current
+                                     else ", other code or environment than here now"))
                  if here(pid) else "another checkout")
         lines.append(f"{fp}  pid {pid}  {checkout_of(pid) or '(checkout unknown)'}  ({whose})")
     return lines

@@ -1,4 +1,6 @@
-"""The warm server's process: what ``python -m netzbench.run.warm_server <socket> <idle s> <sys.path>`` runs.
+"""The warm server's process: what ``python -m netzbench.run.warm_server <socket> <idle s> <sys.path> [<model
+to learn> [<kind>]]`` runs (a kind other than ``seeds``: the module a server of that kind imports and its
+children run, :func:`serve`).
 
 It imports what the pool's forkserver preloads, listens on the socket, and
 forks a child per connection of this user (``SO_PEERCRED``; any other user's
@@ -47,11 +49,10 @@ class _SocketProgress:
         self.tell(["epoch", *msg])
 
 
-def _child(conn: socket.socket, secret: str) -> None:
+def _child(conn: socket.socket, secret: str, kind: str = "seeds") -> None:
     """One connection: the client's secret first (anything else, and the child leaves without a
-    word), then its stdout and stderr and the job; epochs and the result go back."""
-    from .worker import init_worker, run_seed
-
+    word), then its stdout and stderr and the job; epochs and the result go back (another kind's
+    child: its module's ``run(conn, job)``)."""
     conn.settimeout(_HELLO_S)  # a client that connects and says nothing does not keep the server
     try:
         hello = wire.recv(conn, limit=_HELLO_LIMIT)
@@ -63,7 +64,7 @@ def _child(conn: socket.socket, secret: str) -> None:
     wire.send(conn, ["started", os.getpid()])
     try:
         _, fds, _, _ = socket.recv_fds(conn, 1, 2)  # the client's stdout and stderr
-        job = Job.from_wire(wire.recv(conn))
+        job = wire.recv(conn)
     except (EOFError, OSError, wire.ProtocolError):
         return
     if len(fds) != 2:
@@ -72,6 +73,12 @@ def _child(conn: socket.socket, secret: str) -> None:
     for target, fd in zip((1, 2), fds):  # what a seed prints goes where a pool worker's would: the stage's output
         os.dup2(fd, target)
         os.close(fd)
+    if kind != "seeds":
+        sys.modules[kind].run(conn, job)  # imported by serve()
+        return
+    from .worker import init_worker, run_seed
+
+    job = Job.from_wire(job)
     progress = _SocketProgress(conn)
     init_worker(progress, on_limits=lambda: progress.tell(["limits"]))
     result = run_seed(job)
@@ -116,14 +123,24 @@ def _learn(model: str) -> None:
     learn(model)
 
 
-def serve(sock_path: str, idle_s: float, sys_path: list[str], learn: str | None = None) -> None:
+def serve(sock_path: str, idle_s: float, sys_path: list[str], learn: str | None = None,
+          kind: str = "seeds") -> None:
     """Import what the forkserver preloads, listen on ``sock_path``, fork a child per connection of
     this user, and leave after ``idle_s`` seconds without children or when the socket is taken away.
     ``learn``: a ``module:Class`` model whose facts a first child imports and remembers
     (:func:`netzbench.model_facts.learn`, for :mod:`.prewarm`): torch is loaded by then, and the server
-    itself never imports a user's module (its children must start as a forkserver's would)."""
+    itself never imports a user's module (its children must start as a forkserver's would).
+    Another ``kind``: the module (named by the process of this user that started the server, never over
+    the socket) that the server imports instead and whose ``run(conn, job)`` each child calls, e.g.
+    :mod:`netzbench.report_server` (:mod:`.warm_cli`)."""
     sys.path[:] = sys_path  # the caller's, not ``-m``'s working directory first
-    from . import preload  # noqa: F401 - torch, PyG, the worker and model modules
+    if kind != "seeds":
+        import importlib
+
+        importlib.import_module(kind)  # its imports are the preload; the name comes from our own caller
+        learn = None
+    else:
+        from . import preload  # noqa: F401 - torch, PyG, the worker and model modules
 
     path = Path(sock_path)
     # every file of the server is opened in its folder by descriptor: a name swapped later is not followed
@@ -169,7 +186,7 @@ def serve(sock_path: str, idle_s: float, sys_path: list[str], learn: str | None 
             if uid != os.getuid():  # another user's process: no child, not a byte read
                 conn.close()
                 continue
-            pid = _fork(listener, _child, conn, secret)  # a child that fails: the client sees EOF, no result
+            pid = _fork(listener, _child, conn, secret, kind)  # a child that fails: the client sees EOF, no result
             conn.close()
             children.add(pid)
             last = time.monotonic()
@@ -194,4 +211,5 @@ def serve(sock_path: str, idle_s: float, sys_path: list[str], learn: str | None 
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1], float(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else None)
+    serve(sys.argv[1], float(sys.argv[2]), json.loads(sys.argv[3]), (sys.argv[4] if len(sys.argv) > 4 else "") or None,
+          sys.argv[5] if len(sys.argv) > 5 else "seeds")

@@ -1,0 +1,100 @@
+"""Warm servers whose children run a netzbench command line: the report server.
+
+A report server is the warm server's process (:mod:`.warm_server`) with another preload and another job:
+it imports :mod:`netzbench.report_server` (scipy, statsmodels, matplotlib and the report; no torch) instead
+of torch and PyG, and each child runs one ``netzbench report`` command line. The train stage of a new
+candidate starts one while it waits seconds for its seed server, on the core that wait leaves idle
+(:func:`start_report_in_background`); the report stage that follows hands it its command line, stdout and
+stderr (:func:`run_report_warm`) and skips its own imports. The kind is part of the fingerprint, so a seed
+server is never asked for a report nor the other way round; every rule of :mod:`.warm` (same user, the
+secret, a private folder, the same code, interpreter, import path, working directory and environment)
+applies alike.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+
+from . import wire
+from .warm import (WarmUnavailable, _as_the_pool_asks, _open, _send_output, _socket, ahead_of_the_pool,
+                   process_argv, start_server)
+
+log = logging.getLogger(__name__)
+
+#: the module a report server imports and its children run (``run(conn, job)``)
+REPORT_SERVER = "netzbench.report_server"
+
+
+def kind_of(pid: int) -> str:
+    """``"report"`` for a report server (:func:`start_report_in_background`), else ``"seeds"``."""
+    argv = process_argv(pid) or []
+    return "report" if len(argv) > 7 and argv[7] == REPORT_SERVER else "seeds"
+
+
+
+def start_report_in_background(exec_params: dict) -> threading.Thread | None:
+    """Start this checkout's report server (scipy, statsmodels, matplotlib and the report imported, about a
+    second) in a thread, for a report stage that follows while this stage waits: the train stage of a new
+    candidate, whose seeds wait seconds for the seed server anyway. Nothing where :func:`ahead_of_the_pool`
+    says no; a failure only means the report stage imports them itself."""
+    idle_s = ahead_of_the_pool(exec_params)
+    if idle_s is None:
+        return None
+
+    def start() -> None:
+        try:
+            start_server(idle_s, kind=REPORT_SERVER)
+        except Exception as exc:  # noqa: BLE001 - the report runs in its own process then
+            log.debug(f"report server not started: {exc}")
+
+    thread = threading.Thread(target=start, name="netzbench-report-start", daemon=True)
+    thread.start()
+    return thread
+
+
+#: set in a report server's child, which runs the report itself
+IN_SERVER = False
+
+
+def run_report_warm(args: list[str], exec_params: dict) -> int | None:
+    """Run ``netzbench <args>`` (a ``report`` command line) in a child of this checkout's report server
+    when one is running (:func:`start_report_in_background`; never started here), its output on this
+    process's stdout and stderr; returns its exit status. None where no server took it (none running, a
+    server that left, a folder that is not private): the caller runs the report itself. The server must
+    have this process's fingerprint (code, interpreter, import path, working directory, environment), so
+    the report it runs is the one this process would write; the environment and ``sys.path`` are set
+    first as the train stage that started it set them (``exec_params``: its arithmetic, :func:`ahead_of_the_pool`)."""
+    from .arithmetic import configure
+
+    if IN_SERVER:
+        return None
+    configure(exec_params.get("arithmetic", "portable"))  # as the train stage had it (checked_params)
+    if ahead_of_the_pool(exec_params) is None:  # no server would have been started
+        return None
+    try:
+        sock = _socket(REPORT_SERVER)
+        if not sock.exists():
+            return None
+        conn, _, _ = _open(sock)
+    except (WarmUnavailable, OSError, EOFError, wire.ProtocolError):
+        return None
+    with conn:
+        try:
+            _send_output(conn)
+            wire.send(conn, ["cli", list(args)])
+        except (OSError, wire.ProtocolError):
+            return None  # nothing ran: the caller runs it
+        try:
+            msg = wire.recv(conn)
+        except (EOFError, OSError, wire.ProtocolError):
+            msg = None
+    if type(msg) is list and len(msg) == 2 and msg[0] == "exit" and type(msg[1]) is int:
+        log.info("report: run by the warm report server (its imports were done while the train stage ran)")
+        return msg[1]
+    # the child died mid-report: nothing was published (the outputs are renamed into place together at
+    # the end), so the caller runs it again
+    print("netzbench: the warm report server's child stopped without finishing; the report runs here",
+          file=sys.stderr)
+    return None
