@@ -14,6 +14,25 @@ from .report import stage  # noqa: F401 - statistics, figures, tables, site, REP
 from .run import warm_cli, wire
 
 
+def _warm_up() -> None:
+    """Draw one small figure as the report draws them (fonts, mathtext, the PNG encoder: about 0.15 s the
+    first time in a process), so every child and every figure worker forked from it starts with those
+    loaded. Caches only: what a report draws afterwards is the same bytes (tests/test_warm.py)."""
+    from matplotlib.figure import Figure
+
+    from .report.figures.style import figure_bytes
+
+    fig = Figure(figsize=(2, 1.5), layout="constrained")
+    ax = fig.add_subplot()
+    ax.plot([0, 1], [0, 1], marker="o")
+    ax.set_title(r"$\alpha$ = 0.05")
+    ax.set_xlabel("epoch")
+    figure_bytes(fig, "png")
+
+
+_warm_up()
+
+
 def run(conn, job) -> None:
     """A child: run ``netzbench <args>`` (``job``: ``["cli", [args...]]``, a ``report`` command line) as the
     client's process would, its output on the client's stdout and stderr (already in place), and send back
