@@ -326,8 +326,8 @@ def listing() -> list[str]:
     current, lines = fingerprint(), []
     for fp, pid in servers():
         kind = process_argv(pid) or []
-        kind = kind[7] if len(kind) > 7 and kind[7] != "seeds" else None
-        whose = (("this checkout" + (f", {kind}" if kind else "" if fp == current
+        kind = kind[7].rpartition(".")[2].replace("_", " ") if len(kind) > 7 and kind[7] != "seeds" else None
+        whose = (("this checkout" + (f", a {kind}" if kind else "" if fp == current
                                      else ", other code or environment than here now"))
                  if here(pid) else "another checkout")
         lines.append(f"{fp}  pid {pid}  {checkout_of(pid) or '(checkout unknown)'}  ({whose})")

@@ -18,8 +18,7 @@ import sys
 import threading
 
 from . import wire
-from .warm import (WarmUnavailable, _as_the_pool_asks, _open, _send_output, _socket, ahead_of_the_pool,
-                   process_argv, start_server)
+from .warm import WarmUnavailable, _open, _send_output, _socket, ahead_of_the_pool, process_argv, start_server
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +30,6 @@ def kind_of(pid: int) -> str:
     """``"report"`` for a report server (:func:`start_report_in_background`), else ``"seeds"``."""
     argv = process_argv(pid) or []
     return "report" if len(argv) > 7 and argv[7] == REPORT_SERVER else "seeds"
-
 
 
 def start_report_in_background(exec_params: dict) -> threading.Thread | None:
