@@ -14,6 +14,7 @@ applies alike.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import threading
 
@@ -68,15 +69,19 @@ def run_report_warm(args: list[str], exec_params: dict) -> int | None:
 
     if IN_SERVER:
         return None
+    environ, path = dict(os.environ), list(sys.path)
     configure(exec_params.get("arithmetic", "portable"))  # as the train stage had it (checked_params)
-    if ahead_of_the_pool(exec_params) is None:  # no server would have been started
-        return None
+    conn = None
     try:
-        sock = _socket(REPORT_SERVER)
-        if not sock.exists():
-            return None
-        conn, _, _ = _open(sock)
+        if ahead_of_the_pool(exec_params) is not None:  # else no server would have been started
+            sock = _socket(REPORT_SERVER)
+            conn = _open(sock)[0] if sock.exists() else None
     except (WarmUnavailable, OSError, EOFError, wire.ProtocolError):
+        conn = None
+    if conn is None:  # the report runs here, in the environment it was given
+        os.environ.clear()
+        os.environ.update(environ)
+        sys.path[:] = path
         return None
     with conn:
         try:
