@@ -254,7 +254,7 @@ def test_a_train_stage_starts_the_server_while_it_imports_a_new_candidate(workdi
     done = subprocess.run([cli, "train", "--all"], cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "no warm worker server" not in done.stderr
-    new = {fp: pid for fp, pid in warm.servers() if fp not in before and warm_cli.kind_of(pid) == "seeds"}
+    new = {fp: pid for fp, pid in warm.servers() if fp not in before and warm.kind_of(pid) == "seeds"}
     assert len(new) == 1, new
     (entry,) = (workdir / "cache" / "models").glob("*.json")
     assert _started_at(next(iter(new.values()))) < entry.stat().st_mtime
@@ -309,7 +309,7 @@ def test_the_report_stage_runs_in_the_report_server_the_train_stage_started(work
     before = dict(warm.servers())
     done = subprocess.run([cli, "train", "--all"], cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    reports = [pid for fp, pid in warm.servers() if fp not in before and warm_cli.kind_of(pid) == "report"]
+    reports = [pid for fp, pid in warm.servers() if fp not in before and warm.kind_of(pid) == warm_cli.REPORT_SERVER]
     assert len(reports) == 1, warm.servers()
     done = subprocess.run([cli, "report"], cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

@@ -30,10 +30,8 @@ worker) and the job, and the child reports ``limits`` (its timer is armed),
 stops at its next epoch report; one past ``exec.timeout_s`` plus
 :data:`.worker.KILL_GRACE_S` (a model that swallowed its alarm) is killed by
 the client. A job or result that JSON cannot carry exactly (a model object
-from the Python API, a tuple) runs in the stage's own pool instead.
-
-A report server is the same process with another preload and job
-(:mod:`.warm_cli`): its children run ``netzbench report``.
+from the Python API, a tuple) runs in the stage's own pool instead. A report
+server (:mod:`.warm_cli`) is this process with another preload and job.
 
 Who may use a server, on a machine shared with other users:
 
@@ -244,20 +242,18 @@ def _as_the_pool_asks() -> None:
     repository_on_path()  # importing a module:Class model puts the repository on sys.path: first, here
 
 
-def start_in_background(exec_params: dict) -> threading.Thread | None:
-    """Start this process's server in a thread, so it imports torch while this process does something
-    else that takes seconds (importing a user's model to learn its families): the first seed then waits
-    for neither in turn. Nothing where :func:`ahead_of_the_pool` says no. A failure is left to the pool's
-    own :func:`ensure_server` call, which reports it."""
+def start_in_background(exec_params: dict, kind: str = "seeds") -> threading.Thread | None:
+    """Start this process's server (``kind``: :func:`start_server`) in a thread while it does something slow;
+    not where :func:`ahead_of_the_pool` says no. A failure is said by the pool's own :func:`ensure_server`."""
     idle_s = ahead_of_the_pool(exec_params)
     if idle_s is None:
         return None
 
     def start() -> None:
         try:
-            ensure_server(idle_s)
+            start_server(idle_s, kind=kind)
         except Exception as exc:  # noqa: BLE001 - the pool asks again and says why
-            log.debug(f"warm server not started early: {exc}")
+            log.debug(f"{kind} server not started early: {exc}")
 
     thread = threading.Thread(target=start, name="netzbench-warm-start", daemon=True)
     thread.start()
@@ -307,6 +303,12 @@ def servers() -> list[tuple[str, int]]:
     return _scan()[0]
 
 
+def kind_of(pid: int) -> str:
+    """``"seeds"``, or the module server ``pid``'s children run (its command line; :mod:`.warm_cli`)."""
+    argv = process_argv(pid) or []
+    return argv[7] if len(argv) > 7 else "seeds"
+
+
 def checkout_of(pid: int) -> str | None:
     """The folder server ``pid`` was started in: the checkout whose stages it serves (its working
     directory, part of its fingerprint); None where ``/proc`` cannot tell."""
@@ -325,9 +327,8 @@ def listing() -> list[str]:
     or another."""
     current, lines = fingerprint(), []
     for fp, pid in servers():
-        kind = process_argv(pid) or []
-        kind = kind[7].rpartition(".")[2].replace("_", " ") if len(kind) > 7 and kind[7] != "seeds" else None
-        whose = (("this checkout" + (f", a {kind}" if kind else "" if fp == current
+        kind = kind_of(pid).rpartition(".")[2].replace("_", " ")  # "report server" for netzbench.report_server
+        whose = (("this checkout" + (f", a {kind}" if kind != "seeds" else "" if fp == current
                                      else ", other code or environment than here now"))
                  if here(pid) else "another checkout")
         lines.append(f"{fp}  pid {pid}  {checkout_of(pid) or '(checkout unknown)'}  ({whose})")

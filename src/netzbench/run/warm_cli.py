@@ -19,7 +19,7 @@ import sys
 import threading
 
 from . import wire
-from .warm import WarmUnavailable, _open, _send_output, _socket, ahead_of_the_pool, process_argv, start_server
+from .warm import WarmUnavailable, _open, _send_output, _socket, ahead_of_the_pool, start_in_background
 
 log = logging.getLogger(__name__)
 
@@ -27,30 +27,12 @@ log = logging.getLogger(__name__)
 REPORT_SERVER = "netzbench.report_server"
 
 
-def kind_of(pid: int) -> str:
-    """``"report"`` for a report server (:func:`start_report_in_background`), else ``"seeds"``."""
-    argv = process_argv(pid) or []
-    return "report" if len(argv) > 7 and argv[7] == REPORT_SERVER else "seeds"
-
-
 def start_report_in_background(exec_params: dict) -> threading.Thread | None:
     """Start this checkout's report server (scipy, statsmodels, matplotlib and the report imported, about a
     second) in a thread, for a report stage that follows while this stage waits: the train stage of a new
-    candidate, whose seeds wait seconds for the seed server anyway. Nothing where :func:`ahead_of_the_pool`
-    says no; a failure only means the report stage imports them itself."""
-    idle_s = ahead_of_the_pool(exec_params)
-    if idle_s is None:
-        return None
-
-    def start() -> None:
-        try:
-            start_server(idle_s, kind=REPORT_SERVER)
-        except Exception as exc:  # noqa: BLE001 - the report runs in its own process then
-            log.debug(f"report server not started: {exc}")
-
-    thread = threading.Thread(target=start, name="netzbench-report-start", daemon=True)
-    thread.start()
-    return thread
+    candidate, whose seeds wait seconds for the seed server anyway. A failure only means the report stage
+    imports them itself."""
+    return start_in_background(exec_params, kind=REPORT_SERVER)
 
 
 #: set in a report server's child, which runs the report itself
