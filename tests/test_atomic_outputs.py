@@ -226,7 +226,8 @@ def test_the_strict_report_and_the_study_are_published_together(repo, monkeypatc
     md = (target / "REPORT.md").read_text()
     assert "](plots/dashboard_node_cls.png)" in md and "](plots/dashboard_graph_cls.png)" in md
     assert "dashboard_link_pred" not in md and "../plots" not in md  # the families the run has, beside it
-    for rel in ("benchmark.json", "summary.csv", "report.json", "plots/critical_difference.svg"):
+    for rel in ("benchmark.json", "benchmark.histories.json.gz", "summary.csv", "report.json",
+                "plots/critical_difference.svg"):
         assert (target / rel).is_file(), rel
     assert not (target / "headline.json").exists() and not (target / "metrics").exists()
     before = _published(repo)

@@ -14,6 +14,7 @@ from netzbench.records import write_record
 from netzbench.report import BenchmarkReport
 from netzbench.report.degenerate import FEW_DISTINCT, degenerate, few_distinct, headline_flat, leakage
 from netzbench.report.facts import collect_facts
+from netzbench.report.persistence import read as read_form, split
 from netzbench.report.stage import run_report_stage
 from netzbench.report.verify_input import VerifyError, read_benchmark
 from netzbench.training.seed import fit_seed
@@ -216,8 +217,9 @@ def test_report_md_marks_the_row_lists_the_reasons_and_flags_the_verdict(publish
 def test_benchmark_json_keeps_the_flags(published):
     root, metrics = published
     path = root / "reports/benchmark.json"
-    again = BenchmarkReport.from_json(path)
-    assert again.to_json() + "\n" == path.read_text()
+    again = BenchmarkReport.from_json(path)  # the file and its histories beside it
+    text, sidecar = split(again.to_dict(), path.name)
+    assert text + "\n" == path.read_text() and sidecar == (root / "reports/benchmark.histories.json.gz").read_bytes()
     facts = collect_facts(again, None, again.models)
     assert {k: v for k, v in facts.flags.items()} == {
         ("internet_as", m): metrics["cells"]["internet_as"][m]["flags"] for m in ("GCN", "GAT", "MLP")}
@@ -232,14 +234,14 @@ def test_benchmark_json_keeps_the_flags(published):
 ])
 def test_verify_refuses_malformed_design_facts(published, tmp_path, edit, message):
     root, _ = published
-    form = json.loads((root / "reports/benchmark.json").read_text())
+    form = read_form(root / "reports/benchmark.json")
     edit(form["cells"]["internet_as"]["GCN"]["seeds"]["0"])
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(form))
     with pytest.raises(VerifyError, match=message):
         read_benchmark(bad)
     form["histories"]["internet_as"]["GCN"][0]["test_distinct"][0] = -1.0
-    (tmp_path / "worse.json").write_text(json.dumps(json.loads((root / "reports/benchmark.json").read_text())
+    (tmp_path / "worse.json").write_text(json.dumps(read_form(root / "reports/benchmark.json")
                                                     | {"histories": form["histories"]}))
     with pytest.raises(VerifyError, match="test_distinct holds -1.0"):
         read_benchmark(tmp_path / "worse.json")

@@ -97,7 +97,8 @@ def test_repro_then_candidate_then_more_seeds(repo):
     dst, env = repo
     out = run(["dvc", "repro"], dst, env)
     assert stages_run(out) == {"fetch", "train", "report"}  # one train stage for every task
-    for rel in ["metrics/report.json", "reports/benchmark.json", "reports/REPORT.md", "plots/critical_difference.png",
+    for rel in ["metrics/report.json", "reports/benchmark.json", "reports/benchmark.histories.json.gz",
+                "reports/REPORT.md", "plots/critical_difference.png",
                 "plots/critical_difference.svg", "plots/mean_ranks.csv", "plots/mean_ranks.png",
                 "reports/site/index.html", "reports/site/tasks/karate.html",
                 "metrics/runs/karate/GCN.json", "metrics/candidate/karate.json", "data/karate/meta.json"]:

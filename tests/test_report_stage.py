@@ -21,7 +21,8 @@ MODELS = ["GCN", "GAT", "GIN", "GraphSAGE", "GraphTransformer"]
 S = 4
 EPOCHS = 4
 
-OUTPUTS = ["metrics/headline.json", "metrics/report.json", "reports/benchmark.json", "reports/summary.csv", "reports/pairwise_t.csv",
+OUTPUTS = ["metrics/headline.json", "metrics/report.json", "reports/benchmark.json",
+           "reports/benchmark.histories.json.gz", "reports/summary.csv", "reports/pairwise_t.csv",
            "reports/pairwise_wilcoxon.csv", "reports/power.csv", "reports/equivalence.csv", "reports/summary.tex",
            "reports/pairwise.tex", "reports/REPORT.md", "reports/selected_epochs.csv", "reports/posthoc.csv",
            "reports/bayesian.csv",

@@ -4,6 +4,7 @@ import json
 
 from click.testing import CliRunner
 
+from netzbench.report.persistence import read as read_form
 from netzbench.catalog.data import fetch_task
 from netzbench.study import run_study, task_switches, variants
 
@@ -48,13 +49,13 @@ def test_study_trains_each_variant_once_and_writes_the_strict_report(tmp_path, m
     assert on_disk["tasks"]["random_tsp"]["variants"]["strict"] == tsp["variants"]["strict"]
     md = (tmp_path / "reports/strict/REPORT.md").read_text()
     assert "- **Protocol**: `strict`" in md and "](plots/dashboard_link_pred.png)" in md and "../plots" not in md
-    for rel in ("benchmark.json", "summary.csv", "report.json", "plots/critical_difference.png"):
+    for rel in ("benchmark.json", "benchmark.histories.json.gz", "summary.csv", "report.json", "plots/critical_difference.png"):
         assert (tmp_path / "reports/strict" / rel).is_file(), rel
     assert not (tmp_path / "reports/strict/site").exists()  # the results site is the main report's
     # nothing left to train: the strict report is written again with this report code, from its benchmark
     # file; cells of records from before `batch_size` get this code's (a study resumes on the same code only)
     strict_file = tmp_path / "reports/strict/benchmark.json"
-    form = json.loads(strict_file.read_text())
+    form = read_form(strict_file)
     assert form["cells"]["karate"]["GCN"]["batch_size"] is None  # full batch, from the record
     for cells in form["cells"].values():
         for cell in cells.values():
@@ -66,7 +67,7 @@ def test_study_trains_each_variant_once_and_writes_the_strict_report(tmp_path, m
     assert "0 seed run(s) not cached" in again[0] and trained(again) == 0
     md = (tmp_path / "reports/strict/REPORT.md").read_text()
     assert "Adam, full batch for node- and link-level tasks;" in md and "not recorded" not in md
-    assert json.loads(strict_file.read_text())["histories"] == form["histories"]
+    assert read_form(strict_file)["histories"] == form["histories"]
 
 
 def test_switches_per_task(tmp_path):
@@ -150,7 +151,7 @@ def test_a_stopped_study_continues_where_it_stopped(tmp_path, monkeypatch):
     assert first["tasks"] == {} and not first["complete"]
     assert set(first["pending"]["random_tsp"]["variants"]) == {"paper", "strict"}  # strict: with its report
     assert "karate" in first["remaining"] and "link_split=10_10" in first["remaining"]["random_tsp"]
-    strict = json.loads((tmp_path / "reports/strict/benchmark.json").read_text())
+    strict = read_form(tmp_path / "reports/strict/benchmark.json")
     assert set(strict["histories"]) == {"random_tsp", "karate"}
     assert strict["histories"]["karate"]["GCN"] == [None, None]  # not run yet: a missing cell, with why
     assert "not run the strict protocol" in strict["cells"]["karate"]["GCN"]["reason"]
@@ -166,7 +167,7 @@ def test_a_stopped_study_continues_where_it_stopped(tmp_path, monkeypatch):
     # tsp: the 4 single switches but link_metric (it reads the paper seeds: trained once more, cache gone);
     # karate: paper (strict shares its keys)
     assert "resuming" in said[0] and trained(said) == 2 * 5 + 2
-    strict = json.loads((tmp_path / "reports/strict/benchmark.json").read_text())
+    strict = read_form(tmp_path / "reports/strict/benchmark.json")
     assert strict["histories"]["random_tsp"] == tsp_strict and strict["histories"]["karate"]["GCN"][0] is not None
     assert "not complete" not in (tmp_path / "reports/strict/REPORT.md").read_text()
 
@@ -225,14 +226,14 @@ def test_a_strict_report_the_study_did_not_write_is_not_kept(tmp_path, monkeypat
     fetch_task("karate", params, "data")
     run_study(params, progress=False)
     path = tmp_path / "reports/strict/benchmark.json"
-    form = json.loads(path.read_text())
+    form = read_form(path)
     assert form["config"]["code"]  # written with the study's result code
     fresh = form["histories"]["karate"]["GCN"][0]["test_acc"]
     form["config"]["code"] = "another"
     form["histories"]["karate"]["GCN"][0]["test_acc"] = [0.123] * len(fresh)  # what another code had trained
     path.write_text(json.dumps(form))
     run_study(params, progress=False)
-    assert json.loads(path.read_text())["histories"]["karate"]["GCN"][0]["test_acc"] == fresh
+    assert read_form(path)["histories"]["karate"]["GCN"][0]["test_acc"] == fresh
 
 
 def test_a_resumed_study_in_a_fresh_checkout_waits_for_nothing_it_cannot_have(tmp_path, monkeypatch):

@@ -7,6 +7,7 @@ from click.testing import CliRunner
 
 from netzbench.cli import main
 from netzbench.report import BenchmarkReport
+from netzbench.report.persistence import read as read_form
 from netzbench.report.verify import verify
 
 from helpers import REPO
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.skipif(not PUBLISHED.is_file(), reason="no published re
 
 
 def _variant(tmp_path, name, edit):
-    data = json.loads(PUBLISHED.read_text())
+    data = read_form(PUBLISHED)  # with its histories, from the file beside it
     edit(data["histories"])
     path = tmp_path / name
     path.write_text(json.dumps(data))

@@ -131,7 +131,7 @@ def _previous(out_dir: Path, header: dict) -> tuple[dict | None, dict]:
         return None, {}
     strict_path = out_dir / STRICT_DIR / "benchmark.json"
     try:
-        strict = persistence.loads(strict_path) if strict_path.is_file() else {}
+        strict = persistence.read(strict_path) if strict_path.is_file() else {}
     except (OSError, ValueError):
         strict = {}
     # only the strict report this study wrote (the study file is also written alone, after each variant)

@@ -484,8 +484,8 @@ class BenchmarkReport:
 
     @classmethod
     def from_json(cls, source: str | Path) -> "BenchmarkReport":
-        """Read a report written by :meth:`to_json` (a path or the JSON text)."""
-        return cls.from_dict(persistence.loads(source))
+        """Read a report written by :meth:`to_json` or the report stage (:func:`.persistence.read`)."""
+        return cls.from_dict(persistence.read(source))
 
     @classmethod
     def from_runs(cls, runs_dir: str | Path = "metrics/runs", *, tasks: list[str] | None = None,

@@ -4,23 +4,41 @@ The form holds the seeds, config, options, task metadata, cell facts and
 every raw history; non-finite history values are ``null`` (read back as
 NaN) and every value is a float, so reading it back reproduces every
 statistic and ``to_json(from_json(text)) == text`` (exact round trip).
+
+Published, the form is split in two files (:func:`split`, :func:`write_split`): ``benchmark.json``
+holds everything but the histories, which are ``benchmark.histories.json.gz`` beside it (gzip of
+the JSON ``{"schema": "netzbench.histories/1", "histories": ...}``, a fifth of the size), and
+its ``histories_file`` names that file, the SHA-256 and the length of its uncompressed text. So
+no file git tracks is large, and a pair that does not belong together (a stale or edited sidecar)
+is refused rather than read. :func:`read` joins them again; a one-file form (``to_json``, every
+file written before 2026-12-04) reads as it always did.
 """
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
 import math
 import re
+import zlib
 from collections.abc import Mapping
+from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
-from ..records import atomic_write
+from ..records import StagedFiles, atomic_write
 from .series import as_float
 
 SCHEMA = "netzbench.benchmark/1"
+HISTORIES_SCHEMA = "netzbench.histories/1"
+#: the published benchmark file's histories: ``<stem>`` + this, in the same folder
+HISTORIES_SUFFIX = ".histories.json.gz"
+#: longest uncompressed histories text read (the headline's is 7.6 MB): a corrupt or hostile sidecar
+#: cannot make a reader inflate gigabytes
+MAX_HISTORIES_BYTES = 1 << 31
 
 
 def _json_number(v):
@@ -138,3 +156,82 @@ def loads(source: str | Path) -> Any:
         text = Path(source).read_text(encoding="utf-8")
     _check_depth(text)
     return json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int)
+
+
+def histories_name(path: str | Path) -> str:
+    """The file name of ``path``'s histories: ``benchmark.json`` -> ``benchmark.histories.json.gz``."""
+    return Path(path).name.removesuffix(".json") + HISTORIES_SUFFIX
+
+
+def split(form: Mapping[str, Any], name: str) -> tuple[str, bytes]:
+    """The published pair of ``form`` (a one-file form) for a benchmark file named ``name``: the
+    benchmark file's text (every part but ``histories``, then ``histories_file``) and the sidecar's
+    bytes. Deterministic: the same form gives the same bytes (no time or name in the gzip header)."""
+    raw = json.dumps({"schema": HISTORIES_SCHEMA, "histories": form["histories"]}, allow_nan=False).encode()
+    main = {k: v for k, v in form.items() if k != "histories"}
+    main["histories_file"] = {"name": histories_name(name), "sha256": hashlib.sha256(raw).hexdigest(),
+                              "bytes": len(raw)}
+    return dumps(main), gzip.compress(raw, compresslevel=6, mtime=0)
+
+
+def write_split(form: Mapping[str, Any], path: str | Path, staging=None) -> None:
+    """Write ``form`` as the pair :func:`split` makes: ``path`` and its sidecar beside it, both renamed
+    into place once both are written, the sidecar first (``staging``: a
+    :class:`~netzbench.records.StagedFiles` that renames them with the rest of a stage's outputs)."""
+    path = Path(path)
+    text, sidecar = split(form, path.name)
+    with nullcontext(staging) if staging is not None else StagedFiles() as out:
+        for target, data in ((path.with_name(histories_name(path)), sidecar), (path, (text + "\n").encode())):
+            with out.open(target, "wb") as fh:
+                fh.write(data)
+
+
+def _inflate(data: bytes, limit: int) -> bytes:
+    """``data`` gunzipped, but never more than ``limit + 1`` bytes of it (then the rest is not inflated)."""
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)  # a gzip header and trailer
+    try:
+        out = inflater.decompress(data, limit + 1)
+    except zlib.error as exc:
+        raise ValueError(f"not gzip data ({exc})") from None
+    if len(out) <= limit and not inflater.eof:
+        raise ValueError("truncated gzip data")
+    return out
+
+
+def join(form: Any, read_sidecar: Callable[[str], bytes] | None) -> Any:
+    """``form`` with its histories back in place when they are in a sidecar (``histories_file``), read
+    by ``read_sidecar(name)``; any other form as it is. ``ValueError`` when the sidecar is not the one
+    ``form`` names (its length or SHA-256 differ: another run's, or edited), not gzip, or not strict JSON
+    of :data:`HISTORIES_SCHEMA`; ``OSError`` from ``read_sidecar`` passes through."""
+    if not isinstance(form, Mapping) or "histories_file" not in form or "histories" in form:
+        return form
+    ref = form["histories_file"]
+    if not (isinstance(ref, Mapping) and isinstance(ref.get("name"), str)
+            and re.fullmatch(r"[A-Za-z0-9_.-]+" + re.escape(HISTORIES_SUFFIX), ref["name"])
+            and isinstance(ref.get("sha256"), str) and re.fullmatch(r"[0-9a-f]{64}", ref["sha256"])
+            and type(ref.get("bytes")) is int and 0 < ref["bytes"] <= MAX_HISTORIES_BYTES):
+        raise ValueError(f"'histories_file' is {_short(ref)}, not {{name: <file>{HISTORIES_SUFFIX} in the same "
+                         f"folder, sha256: <hex>, bytes: <count>}}")
+    if read_sidecar is None:
+        raise ValueError(f"the histories are in {ref['name']}, beside the benchmark file: read it by its path")
+    name = ref["name"]
+    try:
+        raw = _inflate(read_sidecar(name), ref["bytes"])
+    except ValueError as exc:
+        raise ValueError(f"histories file {name}: {exc}") from None
+    if len(raw) != ref["bytes"] or hashlib.sha256(raw).hexdigest() != ref["sha256"]:
+        raise ValueError(f"histories file {name} is not the one the benchmark file names (its length or SHA-256 "
+                         "differ: another run's, or edited)")
+    side = loads(raw.decode("utf-8"))
+    if not isinstance(side, Mapping) or side.get("schema") != HISTORIES_SCHEMA or "histories" not in side:
+        raise ValueError(f"histories file {name}: not of schema {HISTORIES_SCHEMA!r}")
+    return {**{k: v for k, v in form.items() if k != "histories_file"}, "histories": side["histories"]}
+
+
+def read(source: str | Path) -> Any:
+    """The parsed form of ``source`` (as :func:`loads`), its histories joined from the sidecar beside a
+    path (:func:`join`); JSON text naming a sidecar raises ``ValueError``."""
+    form = loads(source)
+    is_path = isinstance(source, Path) or not str(source).lstrip().startswith("{")
+    folder = Path(source).parent if is_path else None
+    return join(form, (lambda name: (folder / name).read_bytes()) if folder is not None else None)

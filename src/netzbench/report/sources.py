@@ -16,7 +16,7 @@ import logging
 import subprocess
 import tempfile
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from .benchmark import BenchmarkReport
 from .verify_input import VerifyError, read_benchmark
@@ -88,13 +88,18 @@ def read(source: Source, path: str = BENCHMARK, cwd: str | Path | None = None) -
     """The report ``source`` holds (``path`` inside a commit), read strictly (:func:`.read_benchmark`)."""
     if source.kind == "file":
         return read_benchmark(Path(cwd or ".", source.spec), source.label)
-    shown = _git("show", f"{source.commit}:./{path}", cwd=cwd)
-    if shown is None or shown.returncode != 0:
-        raise VerifyError(f"{source.label}: no {path} in that commit (git show {source.commit[:7]}:{path} failed)")
+    def shown(rel: str) -> bytes:
+        done = _git("show", f"{source.commit}:./{rel}", cwd=cwd)
+        if done is None or done.returncode != 0:
+            raise VerifyError(f"{source.label}: no {rel} in that commit (git show {source.commit[:7]}:{rel} failed)")
+        return done.stdout
+
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "benchmark.json"
-        copy.write_bytes(shown.stdout)
-        return read_benchmark(copy, f"{source.label}:{path}")
+        copy.write_bytes(shown(path))
+        # the histories beside it in the same commit (a file published before 2026-12-04 holds its own)
+        return read_benchmark(copy, f"{source.label}:{path}",
+                              lambda name: shown(str(PurePosixPath(path).with_name(name))))
 
 
 def load(spec: str, path: str = BENCHMARK, cwd: str | Path | None = None) -> tuple[BenchmarkReport, Source]:

@@ -15,8 +15,9 @@ to the working directory (or ``out_dir``):
   ``paper_comparison``: the cells of the paper's Table 3 agreeing with ours under each criterion, counted
   and per cell, :mod:`.paper`; ``bayesian_per_task``: the per-task correlated t-tests' decisions and each
   task's correlation rho with its split design, :func:`.comparisons.split_correlation`);
-- ``reports/benchmark.json``: the whole metric tensor with seeds, config and
-  every history (``BenchmarkReport.from_json`` re-analyses it);
+- ``reports/benchmark.json``: the whole metric tensor with seeds, config and cell facts, its
+  every history in ``reports/benchmark.histories.json.gz`` beside it (:func:`.persistence.split`;
+  ``BenchmarkReport.from_json`` joins them and re-analyses it);
 - ``reports/summary.csv``, ``reports/pairwise_t.csv``,
   ``reports/pairwise_wilcoxon.csv``, ``reports/power.csv``,
   ``reports/equivalence.csv``, ``reports/selected_epochs.csv``,
@@ -75,6 +76,7 @@ from ..identity import code_version
 from ..records import StagedFiles
 from ..stats import VERDICTS
 from ..stats._common import to_plain
+from . import persistence
 from .benchmark import BenchmarkReport
 from .facts import ReportFacts, collect_facts
 from .figure_files import written_families
@@ -427,7 +429,7 @@ def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None,
                 if place(rel) is not None:
                     out.write_json(place(rel), obj, indent=indent)
             if place("reports/benchmark.json") is not None:
-                out.write_text(place("reports/benchmark.json"), report.to_json() + "\n")
+                persistence.write_split(report.to_dict(), place("reports/benchmark.json"), out)  # + its histories
             _write_tables(facts, out, place)
             site = place(f"{SITE}/index.html")
             site_files = write_site(facts, out, site.parent) if site is not None else []

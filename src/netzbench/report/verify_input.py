@@ -24,13 +24,13 @@ import inspect
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from .benchmark import BenchmarkReport
 from .degenerate import COLLAPSE_SERIES, DISTINCT_SERIES
-from .persistence import check_schema, loads
+from .persistence import check_schema, join, loads
 from .series import metric_range, task_info_of
 
 #: a history's series names (``schemas/run_record.schema.json``)
@@ -168,16 +168,23 @@ def check_form(form: Any) -> None:
                                      "holds no finite value")
 
 
-def read_benchmark(path: str | Path, shown_as: str | None = None) -> BenchmarkReport:
+def read_benchmark(path: str | Path, shown_as: str | None = None,
+                   read_sidecar: Callable[[str], bytes] | None = None) -> BenchmarkReport:
     """The report in the benchmark file ``path``, checked (:func:`check_form`); a :class:`VerifyError`
-    naming the file (as ``shown_as``, default the path) when it cannot be read or trusted."""
+    naming the file (as ``shown_as``, default the path) when it cannot be read or trusted. Histories in
+    a sidecar are read by ``read_sidecar(name)`` (default: the file ``name`` beside ``path``) and
+    joined (:func:`.persistence.join`: a sidecar that is not the file's own is refused)."""
     name = shown_as or str(path)
+    read_sidecar = read_sidecar or (lambda side: Path(path).with_name(side).read_bytes())
     try:
-        form = loads(Path(path))
+        form = join(loads(Path(path)), read_sidecar)
+    except VerifyError:  # a sidecar the reader could not find (sources.read)
+        raise
     except UnicodeDecodeError:
         raise VerifyError(f"file {name}: not UTF-8 text, so not a benchmark file") from None
     except OSError as exc:
-        raise VerifyError(f"file {name}: cannot be read: {exc.strerror or exc}") from None
+        what = f" ({Path(exc.filename).name})" if exc.filename and Path(exc.filename).name != Path(path).name else ""
+        raise VerifyError(f"file {name}: cannot be read{what}: {exc.strerror or exc}") from None
     except json.JSONDecodeError as exc:
         raise VerifyError(f"file {name}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno}; "
                           "truncated?)") from None
