@@ -144,6 +144,11 @@ def _int(literal: str) -> int:
     return int(literal)
 
 
+def _is_path(source: str | Path) -> bool:
+    """Whether :func:`loads` reads ``source`` as a file's path rather than as JSON text."""
+    return isinstance(source, Path) or not str(source).lstrip().startswith("{")
+
+
 def loads(source: str | Path) -> Any:
     """The parsed JSON of ``source``: a path (a :class:`~pathlib.Path` always is), or the JSON text itself.
 
@@ -151,9 +156,7 @@ def loads(source: str | Path) -> Any:
     range or an integer longer than :data:`MAX_INT_DIGITS` digits raise ``ValueError`` (never
     ``RecursionError``); none of them is in a file :func:`dumps` wrote.
     """
-    text = str(source)
-    if isinstance(source, Path) or not text.lstrip().startswith("{"):
-        text = Path(source).read_text(encoding="utf-8")
+    text = Path(source).read_text(encoding="utf-8") if _is_path(source) else str(source)
     _check_depth(text)
     return json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int)
 
@@ -231,7 +234,9 @@ def join(form: Any, read_sidecar: Callable[[str], bytes] | None) -> Any:
 def read(source: str | Path) -> Any:
     """The parsed form of ``source`` (as :func:`loads`), its histories joined from the sidecar beside a
     path (:func:`join`); JSON text naming a sidecar raises ``ValueError``."""
-    form = loads(source)
-    is_path = isinstance(source, Path) or not str(source).lstrip().startswith("{")
-    folder = Path(source).parent if is_path else None
-    return join(form, (lambda name: (folder / name).read_bytes()) if folder is not None else None)
+    return join(loads(source), beside(source) if _is_path(source) else None)
+
+
+def beside(path: str | Path) -> Callable[[str], bytes]:
+    """The reader of a sidecar in ``path``'s folder (``read_sidecar`` of :func:`join`)."""
+    return lambda name: Path(path).with_name(name).read_bytes()

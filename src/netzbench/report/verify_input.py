@@ -30,7 +30,7 @@ from typing import Any
 
 from .benchmark import BenchmarkReport
 from .degenerate import COLLAPSE_SERIES, DISTINCT_SERIES
-from .persistence import check_schema, join, loads
+from .persistence import beside, check_schema, join, loads
 from .series import metric_range, task_info_of
 
 #: a history's series names (``schemas/run_record.schema.json``)
@@ -175,9 +175,8 @@ def read_benchmark(path: str | Path, shown_as: str | None = None,
     a sidecar are read by ``read_sidecar(name)`` (default: the file ``name`` beside ``path``) and
     joined (:func:`.persistence.join`: a sidecar that is not the file's own is refused)."""
     name = shown_as or str(path)
-    read_sidecar = read_sidecar or (lambda side: Path(path).with_name(side).read_bytes())
     try:
-        form = join(loads(Path(path)), read_sidecar)
+        form = join(loads(Path(path)), read_sidecar or beside(path))
     except VerifyError:  # a sidecar the reader could not find (sources.read)
         raise
     except UnicodeDecodeError:
