@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import subprocess
 import textwrap
 from contextlib import contextmanager
 from pathlib import Path
@@ -10,6 +12,14 @@ from pathlib import Path
 from netzbench.params import DEFAULTS, merge, validate
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def git(cwd, *args) -> str:
+    """``git ARGS`` in ``cwd`` with a fixed author and no user configuration; its stdout, stripped."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t", "GIT_CONFIG_GLOBAL": "/dev/null"}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True,
+                          text=True).stdout.strip()
 
 
 def make_params(**overrides) -> dict:

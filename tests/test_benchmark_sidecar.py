@@ -3,8 +3,6 @@ reports/benchmark.histories.json.gz beside it (netzbench.report.persistence.spli
 
 import gzip
 import json
-import os
-import subprocess
 
 import pytest
 
@@ -13,6 +11,8 @@ from netzbench.report.persistence import HISTORIES_SCHEMA, loads, read, split, w
 from netzbench.report.sources import read as read_source
 from netzbench.report.sources import resolve
 from netzbench.report.verify_input import VerifyError, read_benchmark
+
+from helpers import git
 
 SEEDS = [0, 1, 2]
 META = {"t": {"metric": "test_acc", "direction": "higher", "family": "node_cls", "category": "c"}}
@@ -129,22 +129,16 @@ def test_json_text_naming_a_sidecar_says_to_read_the_file(tmp_path):
         BenchmarkReport.from_json(path.read_text())
 
 
-def _git(cwd, *args) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t", "GIT_CONFIG_GLOBAL": "/dev/null"}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
-
-
 def test_a_git_revision_reads_its_own_pair(tmp_path):
     """`netzbench verify`/`compare` read a committed pair from the commit, not from the workspace."""
-    _git(tmp_path, "init", "-q")
+    git(tmp_path, "init", "-q")
     _pair(tmp_path, folder="reports")
-    _git(tmp_path, "add", "reports")
-    _git(tmp_path, "commit", "-q", "-m", "published")
+    git(tmp_path, "add", "reports")
+    git(tmp_path, "commit", "-q", "-m", "published")
     _pair(tmp_path, _report(0.01), folder="reports")  # the workspace: another run
     got = read_source(resolve("HEAD", cwd=tmp_path), cwd=tmp_path)
     assert got.to_json() == _report().to_json()
-    _git(tmp_path, "rm", "-q", "--cached", "reports/benchmark.histories.json.gz")
-    _git(tmp_path, "commit", "-q", "-m", "sidecar dropped")
+    git(tmp_path, "rm", "-q", "--cached", "reports/benchmark.histories.json.gz")
+    git(tmp_path, "commit", "-q", "-m", "sidecar dropped")
     with pytest.raises(VerifyError, match="no reports/benchmark.histories.json.gz in that commit"):
         read_source(resolve("HEAD", cwd=tmp_path), cwd=tmp_path)

@@ -7,9 +7,7 @@ models x ten seeds, with the seed facts a run record gives (seconds, a redrawn s
 import html
 import json
 import math
-import os
 import re
-import subprocess
 
 import numpy as np
 import pytest
@@ -21,6 +19,8 @@ from netzbench.report.compare import compare, default_margin
 from netzbench.report.compare_render import blocks, to_html, to_markdown
 from netzbench.report.sources import resolve
 from netzbench.report.verify_input import VerifyError
+
+from helpers import git as _git
 
 SEEDS = list(range(10))
 TASKS = {"t1": ("test_acc", "higher"), "t2": ("test_acc", "higher"), "t3": ("test_mae", "lower")}
@@ -203,13 +203,6 @@ def test_runs_without_a_common_cell_or_seed_are_refused():
 
 
 # ------------------------------------------------------------------------- where the runs come from
-def _git(cwd, *args) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t", "GIT_CONFIG_GLOBAL": "/dev/null"}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True,
-                          text=True).stdout.strip()
-
-
 @pytest.fixture
 def repo(tmp_path, monkeypatch):
     """A git repository whose HEAD~1 has the base run in reports/benchmark.json and HEAD the one-point drop."""

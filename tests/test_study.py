@@ -4,8 +4,8 @@ import json
 
 from click.testing import CliRunner
 
-from netzbench.report.persistence import read as read_form
 from netzbench.catalog.data import fetch_task
+from netzbench.report.persistence import read as read_form
 from netzbench.study import run_study, task_switches, variants
 
 from helpers import logged, make_params
