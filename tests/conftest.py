@@ -31,6 +31,8 @@ def pytest_collection_modifyitems(config, items):
         tier = tiers.tier_of(func, item.module, fixtures)
         if item.get_closest_marker("slow"):  # the dvc end-to-end tests say so themselves
             tier = "e2e"
+        if item.get_closest_marker("golden"):  # tests/golden.py's tiny cells: trained in the fast tier on purpose
+            tier = "unit"
         item.stash[_TIER] = tier
         item.add_marker(getattr(pytest.mark, tier))
 
@@ -40,7 +42,7 @@ def _tier_guard(request, monkeypatch):
     """Hold each test to its tier while it runs (a missed detection fails, naming what to add)."""
     tier = request.node.stash.get(_TIER, None)
     if tier is not None and tier != "e2e":
-        tiers.guard(monkeypatch, tier)
+        tiers.guard(monkeypatch, tier, training=request.node.get_closest_marker("golden") is not None)
 
 
 

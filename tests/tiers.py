@@ -1,6 +1,8 @@
 """Test tiers, assigned at collection from what a test's code calls (never from hand-kept lists).
 
 - ``unit``: no training, no subprocess: the loop a developer runs after each change (``make test-fast``);
+  the one exception, tests marked ``golden`` (``tests/test_golden.py``), train a few tiny cells in
+  this process, about a second in all, so that the fast loop notices a change of results;
 - ``train``: trains models in this process or in the executor's worker pool;
 - ``process``: starts other programs (``subprocess``, the warm worker server, Ray);
 - ``e2e``: runs DVC (``dvc repro``, ``dvc exp run``).
@@ -158,15 +160,17 @@ def _refuse(what: str, tier: str, trigger: str):
     return refuse
 
 
-def guard(monkeypatch, tier: str) -> None:
+def guard(monkeypatch, tier: str, training: bool = False) -> None:
     """Hold the running test to ``tier``: below ``train`` the training loop and new processes are
-    refused, below ``process`` starting a program is, below ``e2e`` running DVC is."""
+    refused, below ``process`` starting a program is, below ``e2e`` running DVC is. ``training``: the
+    training loop is allowed in this process whatever the tier (the golden cells, marked ``golden``,
+    train for about a second in the unit tier on purpose; worker processes stay refused)."""
     import multiprocessing.process
     import subprocess
     import sys
 
     rank = TIERS.index(tier)
-    if rank < TIERS.index("train"):
+    if rank < TIERS.index("train") and not training:
         import netzbench.training.seed as seed_mod
         from netzbench.training import fit as fit_mod, graph_level, link, node, relational  # noqa: F401
 
@@ -175,6 +179,7 @@ def guard(monkeypatch, tier: str) -> None:
             if name.startswith("netzbench.training") and getattr(mod, "fit", None) is real:
                 monkeypatch.setattr(mod, "fit", refuse)
         monkeypatch.setattr(seed_mod, "fit_seed", refuse)
+    if rank < TIERS.index("train"):
         monkeypatch.setattr(multiprocessing.process.BaseProcess, "start",
                             _refuse("starts a worker process", tier, "NAMES['train']"))
     real_init = subprocess.Popen.__init__
