@@ -30,7 +30,7 @@ TESTS_DIR = Path(__file__).resolve().parent
 #: names that, called or imported by a test, put it in a tier at least
 NAMES = {
     "train": {"fit_seed", "train_cell", "run_plans", "run_study", "run_benchmark", "run_seed", "run_seed_plan", "run_controls",
-              "train_relational", "train_link_pred", "train_node", "train_dgi", "train_graph", "run_quick",
+              "train_relational", "train_link_pred", "train_node", "train_node_cls", "train_dgi", "train_graph", "run_quick",
               "misbehaving_workdir"},
     "process": {"subprocess", "Popen", "ray", "multiprocessing", "warm", "WarmServer", "start_server", "ensure_server",
                 "warm_server", "executable", "probe_jobs", "estimate_plan"},

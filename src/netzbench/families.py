@@ -3,7 +3,13 @@
 Part of result identity: the headline decides which validation series a
 hyperparameter search selects on, and what every run record reports. A link
 task's headline follows the protocol's ``link_metric`` switch (ROC-AUC, or MRR
-against each positive's own negatives).
+against each positive's own negatives). A node classification task is scored
+by its dataset's standard metric (the catalogue's ``Dataset.metric``, written
+into ``meta.json`` by fetch only where it is not the family's default):
+accuracy, or ROC-AUC for the imbalanced binary tasks whose authors score them
+so (minesweeper, tolokers, questions: Platonov et al. 2023). None of the
+paper's published tasks has a non-default metric (a test checks it), so
+``protocol: paper`` keeps the paper's metric for the paper's tasks.
 """
 
 TASK_TYPES = frozenset({"node_cls", "graph_cls", "graph_reg", "link_pred"})
@@ -17,9 +23,21 @@ HEADLINE = {
 }
 
 
-def headline(family: str, switches: dict | None = None) -> tuple[str, str]:
+#: the metrics a task may name (``meta.json``'s ``metric``) -> the test series that measures it
+METRIC_SERIES = {"accuracy": "test_acc", "roc_auc": "test_auc"}
+#: the families a metric may be chosen for, and each one's default (what a task without ``metric`` gets)
+METRIC_FAMILIES = {"node_cls": "accuracy"}
+
+
+def headline(family: str, switches: dict | None = None, metric: str | None = None) -> tuple[str, str]:
     """The headline series and its direction of a task of ``family`` under the resolved protocol
-    ``switches`` (:func:`netzbench.protocol.resolve`; none: the family's default)."""
+    ``switches`` (:func:`netzbench.protocol.resolve`; none: the family's default), scored by the
+    task's ``metric`` (:data:`METRIC_SERIES`; None: the family's default)."""
+    if metric is not None and metric != METRIC_FAMILIES.get(family):
+        if family not in METRIC_FAMILIES or metric not in METRIC_SERIES:
+            raise ValueError(f"a {family} task cannot be scored by {metric!r} (metrics: "
+                             f"{', '.join(sorted(METRIC_SERIES)) if family in METRIC_FAMILIES else 'the default only'})")
+        return METRIC_SERIES[metric], "higher"
     if family == "link_pred" and (switches or {}).get("link_metric") == "mrr":
         return "test_mrr", "higher"
     return HEADLINE[family]

@@ -140,8 +140,10 @@ def code_version(model_ref: str | None = None) -> str:
 
 
 #: the fields of ``meta.json`` that make up the resolved task spec
+#: (``metric`` is there only where the dataset's standard metric is not the family's default, so the
+#: keys of every other task are what they were before it existed)
 TASK_SPEC_FIELDS = ("task", "dataset", "family", "split", "relational", "epochs", "synthetic", "generator",
-                    "generator_params", "generator_version", "loader", "loader_sha256")
+                    "generator_params", "generator_version", "loader", "loader_sha256", "metric")
 
 
 def task_spec(meta: dict) -> dict:

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
+from ..families import METRIC_FAMILIES
 from ..graphs.convert import default_split, discarded, to_arrays, to_bundle
 from ..graphs.counts import dropped_record, meta_counts
 from ..graphs.layout import CARD, GENERATOR_VERSION, GRAPH, SEEDS, data_hash, save_arrays, seed_file, write_meta
@@ -100,6 +101,8 @@ def _fingerprint(meta: dict, raw_sha: dict, fmt: str, processor: str) -> str:
 
     code = source_hash([PACKAGE_DIR / "catalog", PACKAGE_DIR / "graphs"])
     spec = {k: meta.get(k) for k in _SPEC_FIELDS}
+    if "metric" in meta:  # only where set: every other task's fingerprint stays what it was
+        spec["metric"] = meta["metric"]
     return hashlib.sha256(json.dumps([spec, raw_sha, fmt, processor, code], sort_keys=True).encode()).hexdigest()
 
 
@@ -143,6 +146,8 @@ def fetch_task(task_id: str, params: dict, data_root: str | os.PathLike = "data"
         "relational": task.relational,
         "epochs": task.epochs,  # the budget; `train.epochs.<task>` overrides it
     }
+    if ds.metric is not None and ds.metric != METRIC_FAMILIES.get(task.family):
+        meta["metric"] = ds.metric  # the dataset's standard metric, where it is not the family's default
     origin = "generator"
     previous = _previous_meta(out)
     try:
@@ -248,7 +253,7 @@ def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: di
         raw_dir, raw_sha, fmt = None, {}, "builtin"
         if ds.needs_download:
             mirror = resolve_mirror(params["data"].get("mirror"))
-            same = previous is not None and all(previous.get(k) == meta.get(k) for k in _SPEC_FIELDS)
+            same = previous is not None and all(previous.get(k) == meta.get(k) for k in (*_SPEC_FIELDS, "metric"))
             try:
                 bundle = obtain_raw(ds, mirror, cache_root() / "downloads",
                                     known=previous.get("raw_sha256") if same else None)

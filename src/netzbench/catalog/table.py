@@ -98,6 +98,11 @@ class Dataset:
     #: generator parameters that reproduce the reference implementation's instances
     #: (used under the ``synthetic_graphs: reference`` switch, i.e. ``protocol: paper``)
     reference_params: dict = field(default_factory=dict)
+    #: the metric the dataset's authors score it by (:data:`netzbench.families.METRIC_SERIES`: accuracy,
+    #: roc_auc) and where that choice comes from; None: the family's default. Fetch writes it into
+    #: ``meta.json`` (and so into the task spec and every seed's key) only where it is not the default
+    metric: str | None = None
+    metric_source: str | None = None
 
     @property
     def needs_download(self) -> bool:
@@ -174,6 +179,14 @@ def add_dataset(ds: Dataset) -> None:
         raise ValueError(f"{ds.id}: unknown category {ds.category!r}")
     if ds.id in DATASETS:
         raise ValueError(f"dataset {ds.id!r} is registered twice")
+    if ds.metric is not None:
+        from ..families import METRIC_FAMILIES, METRIC_SERIES
+
+        if ds.metric not in METRIC_SERIES or not set(ds.families) <= set(METRIC_FAMILIES):
+            raise ValueError(f"{ds.id}: metric {ds.metric!r} is not one a {'/'.join(ds.families)} task can be "
+                             f"scored by ({', '.join(sorted(METRIC_SERIES))}, node classification only)")
+        if not ds.metric_source:
+            raise ValueError(f"{ds.id}: metric {ds.metric!r} needs its metric_source (who scores it so)")
     fn = ds.processor
     module, name = getattr(fn, "__module__", None), getattr(fn, "__qualname__", "")
     # fetch records the processor by name and training imports a generator by it: the name must lead back

@@ -231,7 +231,7 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
     relational = meta.get("split") == "relational_canonical"
     hp = resolve_hparams(params, family, epochs, relational=relational)
     switches = for_task(resolve(params["protocol"], params["protocol_overrides"]), family, relational=relational)
-    metric, direction = headline(family, switches)
+    metric, direction = headline(family, switches, meta.get("metric"))  # meta: the dataset's, if not the default
     if role == "roster" and model_args is None:
         model_args = params["train"]["model_config"].get(model)  # overrides of the reference configuration
     model_args = dict(model_args or {})

@@ -1,4 +1,11 @@
-"""Node classification: cross-entropy on the training nodes, accuracy and macro-F1 on the others."""
+"""Node classification: cross-entropy on the training nodes, accuracy and macro-F1 on the others.
+
+A binary task also records ROC-AUC (``val_auc``, ``test_auc``) of the class-1 log-odds
+``logit_1 - logit_0``, and how many distinct test scores there were (``test_distinct_scores``): the
+headline of a task its dataset scores by ROC-AUC (:func:`netzbench.families.headline`), where a model
+that predicts the majority class everywhere can still rank the nodes, so its collapse is judged on the
+scores, not on the predicted classes. Its constant predictor scores 0.5 ROC-AUC (``test_constant_auc``).
+"""
 
 from __future__ import annotations
 
@@ -92,11 +99,17 @@ def train_node_cls(build, arrays: dict, seed: int, hp: Hyper, split: str, device
         predicted = out[test_m].argmax(-1)
         row["test_constant"] = is_constant(predicted)
         row["test_distinct"] = distinct_values(predicted)  # classes predicted: 1 iff test_constant
+        if num_classes == 2:
+            score = out[:, 1] - out[:, 0]  # the log-odds of class 1
+            row["val_auc"] = M.roc_auc(score[val_m], y[val_m])
+            row["test_auc"] = M.roc_auc(score[test_m], y[test_m])
+            row["test_distinct_scores"] = distinct_values(score[test_m])
         return row
 
     result = fit(model, hp, step, evaluate, on_epoch, **({} if batches is None else {"batches": batches}))
     result.sampling = S.applied(plan)
-    result.baseline = {"test_majority_acc": majority_share(y[test_m])}
+    result.baseline = {"test_majority_acc": majority_share(y[test_m]),
+                       **({"test_constant_auc": 0.5} if num_classes == 2 else {})}
     result.split = {"redrawn": split_redrawn(split, arrays, hp.node_split), "n_train": int(train_m.sum()),
                     "n_test": int(test_m.sum())}
     return result

@@ -274,6 +274,13 @@ _HETERO = {
                   "answered each other's questions; label: still active at the end; features: fastText "
                   "embeddings of the users' descriptions.", None),
 }
+#: the metric Platonov et al. 2023 score each dataset by (their evaluation protocol and result tables): ROC-AUC for the three
+#: binary ones, whose classes are imbalanced (minesweeper 20 % mines, tolokers 22 % banned, questions 3 %
+#: active), accuracy for the two multi-class ones
+_HETERO_METRIC = {"roman_empire": "accuracy", "amazon_ratings": "accuracy", "minesweeper": "roc_auc",
+                  "tolokers": "roc_auc", "questions": "roc_auc"}
+_HETERO_METRIC_SOURCE = ("Platonov et al. 2023 (evaluation protocol, result tables): accuracy for roman-empire "
+                         "and amazon-ratings, ROC-AUC for the binary minesweeper, tolokers and questions")
 for _id, (_name, _what, _sha) in _HETERO.items():
     add_dataset(Dataset(
         id=_id,
@@ -287,6 +294,8 @@ for _id, (_name, _what, _sha) in _HETERO.items():
         sources=(Source("files", _HETERO_URL, "heterophilous-npz",
                         (RawFile(f"{_id}.npz", f"raw/{_id}.npz", _sha),)),),
         mirror=_id if _sha else None,
+        metric=_HETERO_METRIC[_id],
+        metric_source=_HETERO_METRIC_SOURCE,
     ))
 
 add_dataset(Dataset(
