@@ -173,6 +173,81 @@ DATA:
     assert readers.read_ucinet(tmp_path / "k").dropped == b.dropped
 
 
+def _two_layer_15(crlf: bool) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]]]:
+    """A DL file laid out as the issue's real download: ``N=15 NM=2`` on the first line, ``FORMAT =
+    FULLMATRIX DIAGONAL PRESENT`` on one line, ROW/COLUMN/LEVEL LABELS sections, two stacked 15 x 15
+    matrices; the ties of each layer as position pairs."""
+    names = [f"P{k:02d}" for k in range(15)]
+    names[3] = '"Maria Lopez"'  # a quoted label with a blank, beside bare ones
+    first = [(k, k + 1) for k in range(14)]  # a path
+    second = [(0, k) for k in range(5, 15, 3)]  # a star
+    lines = ["DL N=15 NM=2", "FORMAT = FULLMATRIX DIAGONAL PRESENT", "ROW LABELS:", *names, "COLUMN LABELS:",
+             ", ".join(names), "LEVEL LABELS:", "KINSHIP", '"BUSINESS TIES"', "DATA:"]
+    for ties in (first, second):
+        m = np.zeros((15, 15), dtype=int)
+        for i, j in ties:
+            m[i, j] = m[j, i] = 1
+        lines += [" ".join(map(str, row)) for row in m]
+    return ("\r\n" if crlf else "\n").join(lines) + ("\r\n" if crlf else "\n"), first, second
+
+
+@pytest.mark.parametrize("crlf", [True, False])
+def test_the_issues_layout_keywords_without_equals_labels_sections_and_two_layers(tmp_path, crlf):
+    text, first, second = _two_layer_15(crlf)
+    path = _write(tmp_path / "d", "kin.dat", text, newline="")
+    dl = parse_dl(path)
+    assert dl.layers == 2 and dl.layout == "fullmatrix" and not dl.weighted
+    assert dl.row_labels[3] == "Maria Lopez" and dl.row_labels[14] == "P14" and dl.col_labels == dl.row_labels
+    assert dl.level_labels == ["KINSHIP", "BUSINESS TIES"]
+    assert _pairs(dl.records) == sorted(set(first) | set(second))
+    # the layers are kept: each record knows its matrix, and the bundle's notes count them by level
+    per_layer = [_pairs(type(dl.records)(dl.records.src[dl.record_layers == k], dl.records.dst[dl.record_layers == k]))
+                 for k in (0, 1)]
+    assert per_layer == [sorted(first), sorted(second)]
+    assert dl.levels() == {"KINSHIP": 2 * len(first), "BUSINESS TIES": 2 * len(second)}
+    b = _read(tmp_path / "d")
+    assert b.counts["num_nodes"] == 15 and b.counts["num_edges"] == len(set(first) | set(second))
+    assert b.notes["levels"] == {"KINSHIP": 28, "BUSINESS TIES": 8} and b.dropped["layers"] == 2
+
+
+@pytest.mark.parametrize("header", [
+    "DL N=3 FORMAT=FULLMATRIX DIAGONAL=PRESENT",  # all on the DL line, with =
+    "dl n 3 format fullmatrix diagonal present",  # no = at all
+    "DL\nDIAGONAL PRESENT, FORMAT = FULLMATRIX\nN = 3",  # any order, commas, several lines
+    "DL FORMAT FULLMATRIX\nN=3  DIAGONAL  =  PRESENT",  # the size last, = with blanks
+    "DL FM N 3",  # UCINET's short format name as a bare word after FORMAT... is not a keyword
+])
+def test_keywords_in_any_order_and_number_per_line_with_or_without_equals(tmp_path, header):
+    text = header + "\nDATA:\n0 1 0\n1 0 1\n0 1 1\n"
+    path = _write(tmp_path, "k.dat", text)
+    if header == "DL FM N 3":
+        with pytest.raises(readers.ReadError, match="DL keywords"):
+            parse_dl(path)
+        return
+    dl = parse_dl(path)
+    assert dl.records.declared_nodes == 3 and dl.layout == "fullmatrix"
+    assert _pairs(dl.records) == [(0, 1), (1, 2)]
+    assert (2, 2) in set(zip(dl.records.src.tolist(), dl.records.dst.tolist()))  # the diagonal read
+
+
+def test_keywords_without_equals_end_a_label_section_and_diagonal_absent_bare(tmp_path):
+    text = "DL N 3\nLABELS:\nx y z\nFORMAT LOWERHALF\nDIAGONAL ABSENT\nDATA:\n1\n0 1\n"
+    dl = parse_dl(_write(tmp_path, "h.dat", text))
+    assert dl.row_labels == ["x", "y", "z"] and dl.layout == "lowerhalf"
+    assert _pairs(dl.records) == [(0, 1), (1, 2)]
+
+
+def test_level_labels_embedded_before_each_matrix(tmp_path):
+    text = ("DL N=2 NM=2 FORMAT FULLMATRIX\nLEVEL LABELS EMBEDDED\nROW LABELS EMBEDDED COLUMN LABELS EMBEDDED\n"
+            'DATA:\nfriends\na b\na 0 1\nb 1 0\n"asks advice"\na b\na 0 0\nb 1 0\n')
+    dl = parse_dl(_write(tmp_path, "l.dat", text))
+    assert dl.level_labels == ["friends", "asks advice"] and dl.row_labels == ["a", "b"]
+    assert dl.levels() == {"friends": 2, "asks advice": 1}
+    bad = text.replace('"asks advice"', "asks advice")
+    with pytest.raises(readers.ReadError, match=r"line 9: expected one level label before matrix 2"):
+        parse_dl(_write(tmp_path, "b.dat", bad))
+
+
 def test_zero_one_values_are_not_weights_and_one_matrix_records_no_layers(tmp_path):
     path = _write(tmp_path, "f.dat", FULL.replace("0 1 1 0 0", "0 1.0 1 0 0"))
     assert N.edge_values(path, "ucinet") == {"weights": False}

@@ -247,7 +247,8 @@ def _records(file: Path, fmt: str, tmp: Path) -> tuple[EdgeRecords, dict, Path |
     if fmt == "ucinet":  # by content: a DL file (any suffix), else the CSV matrix
         if is_dl(file):
             dl = parse_dl(file)  # what edge_values(file, "ucinet") reports, read once
-            info = {**dl_values(dl), **({"node_ids": dl.node_ids} if dl.node_ids else {})}  # node_ids -> notes
+            info = {**dl_values(dl), **({"node_ids": dl.node_ids} if dl.node_ids else {}),  # -> notes
+                    **({"levels": dl.levels()} if dl.layers > 1 else {})}  # records per stacked matrix -> notes
             return dl.records, info, None
         try:
             return read_ucinet_csv_matrix(file), edge_values(file, fmt), None
@@ -377,7 +378,7 @@ def read_network(path: str | Path, fmt: str, family: str = "link_pred", label: s
         except ValueError as exc:
             raise ReadError(fmt, file, "edges between distinct nodes", str(exc)) from None
         dropped = link_dropped(records, dropped, counts["num_nodes"], counts["num_edges"])
-    for key in ("header", "node_ids", *NOTE_KEYS):
+    for key in ("header", "node_ids", "levels", *NOTE_KEYS):
         if key in dropped:
             notes[key] = dropped.pop(key)
     files = [file] if side is None else [file, side]

@@ -4,11 +4,13 @@ A DL file is recognised by its content: its first word is ``DL`` (any case),
 whatever the file's suffix (:func:`is_dl`). Read here (the UCINET 6 "DL"
 help, :func:`read_ucinet_dl`):
 
-- a header of keywords, on one or several lines, any case, separated by
-  blanks or commas: ``N = 5`` (one-mode), or ``NR = 3, NC = 4`` (two-mode:
-  the rows and the columns are two node sets, the column nodes numbered
-  after the row nodes), ``NM = 2`` (stacked matrices, one per relation or
-  level), ``FORMAT = ...``, ``DIAGONAL = PRESENT|ABSENT``;
+- a header of keywords in any order, on one or several lines (several on
+  a line), any case, separated by blanks or commas, the ``=`` optional
+  (``FORMAT = FULLMATRIX DIAGONAL PRESENT`` is two keywords): ``N = 5``
+  (one-mode), or ``NR = 3, NC = 4`` (two-mode: the rows and the columns are
+  two node sets, the column nodes numbered after the row nodes), ``NM = 2``
+  (stacked matrices, one per relation or level), ``FORMAT = ...``,
+  ``DIAGONAL = PRESENT|ABSENT``; lines may end in CRLF;
 - ``FORMAT``: ``FULLMATRIX`` (the default), ``LOWERHALF`` and ``UPPERHALF``
   (one-mode; with ``DIAGONAL = ABSENT`` the diagonal cells are left out,
   and so is the row that would be empty), ``EDGELIST1`` (``i j [w]`` per
@@ -25,7 +27,8 @@ help, :func:`read_ucinet_dl`):
   of column labels before the rows (before the first matrix; repeated
   before the others or not) and the row label first on each row; in an
   edge or node list, the nodes named by labels, numbered in the order they
-  first appear;
+  first appear; ``LEVEL LABELS EMBEDDED`` (matrices): each matrix's label on
+  a line of its own before it;
 - ``DATA:``, then the matrices one after another (a matrix row per line,
   values separated by blanks or commas); edge and node lists of several
   matrices are separated by lines holding ``!`` (or given as one list: the
@@ -35,10 +38,12 @@ Node ids are positions (0-based: row ``i`` of the matrix is node ``i - 1``).
 A nonzero cell ``(i, j)`` (an edge-list line with a nonzero ``w``) is a
 record ``i -> j``: a symmetric full matrix gives each tie twice (``i -> j``
 and ``j -> i``, the same undirected edge), a half matrix once; diagonal
-cells are self-loops. The stacked matrices are aggregated (a tie in any of
-them is an edge), as the ``multiplex`` format does; :func:`dl_values` says
-what was dropped (tie values other than 0/1 as ``weights``, the number of
-matrices as ``layers``). A full matrix or a list does not say whether the
+cells are self-loops. The stacked matrices are layers: each record keeps
+the matrix it came from (``DLNetwork.record_layers``; the records per level,
+by level label, are the bundle's ``levels`` note) and the network is their
+aggregate (a tie in any of them is an edge), as the ``multiplex`` format
+does; :func:`dl_values` says what was dropped (tie values other than 0/1 as
+``weights``, the number of matrices as ``layers``). A full matrix or a list does not say whether the
 network is directed (``directed`` None); half matrices and two-mode data
 are undirected.
 
@@ -75,14 +80,18 @@ _DL = re.compile(rb"\s*dl(?=[\s,]|$)", re.I)
 _SEP = re.compile(r"[\s,]*")
 _HEAD = re.compile(r"""
     (?P<dl>dl)(?=[\s,]|$)
-  | (?P<embedded>(?:(?P<eside>row|col|column)\s+)?labels\s+embedded)\b\s*:?
+  | (?P<embedded>(?:(?P<eside>row|col|column|level|matrix)\s+)?labels\s+embedded)\b\s*:?
   | (?P<labels>(?:(?P<side>row|col|column|level|matrix)\s+)?labels)\s*:
   | (?P<data>data)\s*:
   | (?P<key>[a-z]\w*)\s*=\s*(?P<value>"[^"]*"|[^\s,"]+)
+  | (?P<bare>n|nm|nr|nc|format|diagonal)\s+(?P<bvalue>(?!=)[^\s,"=]+)(?=[\s,]|$)
 """, re.I | re.X)
 #: a line that ends a label section: a section or a keyword starts it
 _KEYLINE = re.compile(r"""(?:(?:row|col|column|level|matrix)\s+)?labels\s*(?::|\s+embedded\b)
-                          | data\s*: | (?:n|nm|nr|nc|format|diagonal)\s*=""", re.I | re.X)
+                          | data\s*: | (?:n|nm|nr|nc|format|diagonal)\s*=
+                          | (?:n|nm|nr|nc)\s+\d+\s*(?:[\s,]|$) | diagonal\s+(?:present|absent)\b
+                          | format\s+(?:fullmatrix|fm|full|lowerhalf|lh|upperhalf|uh|edgelist[12]|el[12]
+                                      |nodelist[12]|nl[12])\b""", re.I | re.X)
 _TOKEN = re.compile(r'"([^"]*)"|([^\s,"]+)|(")')
 _SIDES = {"": "both", "row": "row", "col": "col", "column": "col", "level": "level", "matrix": "level"}
 
@@ -111,6 +120,13 @@ class DLNetwork:
     col_labels: list[str] | None = None
     level_labels: list[str] | None = None
     node_ids: str | None = None  # how the nodes are numbered, where not simply by matrix row
+    record_layers: np.ndarray | None = None  # int64 [m]: the matrix (0-based) each record comes from
+
+    def levels(self) -> dict[str, int]:
+        """Records per stacked matrix, keyed by its level label (or its 1-based number)."""
+        names = self.level_labels or [str(k + 1) for k in range(self.layers)]
+        counts = np.bincount(self.record_layers, minlength=self.layers) if self.record_layers is not None else []
+        return {name: int(c) for name, c in zip(names, counts)}
 
 
 def read_ucinet_dl(path: str | Path) -> EdgeRecords:
@@ -194,13 +210,13 @@ def _header(path: Path, lines: list[str]) -> _Header:
                 data = [(number, line[m.end():])] if line[m.end():].strip() else []
                 data += [(k, text) for k, text in enumerate(lines[number:], number + 1) if text.strip()]
                 return _Header(keys, sections, embedded, data, dl_line)
-            elif m.group("key"):
-                key = m.group("key").lower()
+            elif m.group("key") or m.group("bare"):
+                key = (m.group("key") or m.group("bare")).lower()
                 if key not in KEYS:
                     raise ReadError(FMT, path, _KEYWORDS, m.group(0), number)
                 if key in keys:
                     raise ReadError(FMT, path, f"{key.upper()} = once in the header", m.group(0), number)
-                keys[key] = (m.group("value").strip('"').strip(), number)
+                keys[key] = ((m.group("value") or m.group("bvalue")).strip('"').strip(), number)
             pos = m.end()
     raise ReadError(FMT, path, "a 'DATA:' line, then the data", "the end of the file" if dl_line else "an empty file")
 
@@ -283,9 +299,18 @@ def parse_dl(path: str | Path) -> DLNetwork:
 
     shape = dict(nr=nr, nc=nc, nm=nm, two_mode=two_mode)
     if layout in ("fullmatrix", "lowerhalf", "upperhalf"):
-        src, dst, weighted, rows, cols = _matrices(path, head, layout, present, rows, cols, **shape)
+        src, dst, weighted, rows, cols, layer, named = _matrices(path, head, layout, present, rows, cols, **shape)
+        if named is not None:
+            if levels is not None and named != levels:
+                raise ReadError(FMT, path, "the embedded level labels as in the LEVEL LABELS: section",
+                                ", ".join(named)[:120], head.sections["level"][2])
+            levels = named
     else:
-        src, dst, weighted, rows, cols = _lists(path, head, layout, rows, cols, **shape)
+        if "level" in head.embedded:
+            raise ReadError(FMT, path, "LEVEL LABELS EMBEDDED with a matrix FORMAT (FULLMATRIX, LOWERHALF, "
+                            "UPPERHALF); lists name their levels in a LEVEL LABELS: section", f"FORMAT = {value}",
+                            keys["format"][1])
+        src, dst, weighted, rows, cols, layer = _lists(path, head, layout, rows, cols, **shape)
     offset = nr if two_mode else 0
     directed = False if two_mode or layout in ("lowerhalf", "upperhalf") else None
     records = EdgeRecords(src, dst + offset, directed, nr + nc if two_mode else nr)
@@ -294,7 +319,8 @@ def parse_dl(path: str | Path) -> DLNetwork:
         node_ids = f"two-mode: the NR = {nr} row nodes, then the NC = {nc} column nodes"
     elif head.embedded and layout in ("edgelist", "nodelist"):
         node_ids = "names (LABELS EMBEDDED), numbered in the order they first appear"
-    return DLNetwork(records, layout, nm, weighted, two_mode, rows, cols if two_mode else rows, levels, node_ids)
+    return DLNetwork(records, layout, nm, weighted, two_mode, rows, cols if two_mode else rows, levels, node_ids,
+                     layer)
 
 
 def _row_plan(layout: str, present: bool, nr: int, nc: int) -> list[tuple[int, int, int, int | None]]:
@@ -336,11 +362,22 @@ def _matrices(path: Path, head: _Header, layout: str, present: bool, rows, cols,
     how = where + (f", NM = {nm}" if nm > 1 else "") + (f", {layout.upper()}" if layout != "fullmatrix" else "")
     how += ", DIAGONAL = ABSENT" if not present else ""
     per = f"{len(plan)} rows per matrix ({how})"
-    src, dst = [], []
+    src, dst, layers, embedded_levels = [], [], [], []
     weighted = False
     k = 0
     header_seen = None
     for layer in range(nm):
+        if "level" in head.embedded:  # LEVEL LABELS EMBEDDED: the matrix's name on a line of its own first
+            if k >= len(data):
+                raise ReadError(FMT, path, f"a line with the level label of matrix {layer + 1} (LEVEL LABELS "
+                                "EMBEDDED)", "the end of the file", data[-1][0] if data else None)
+            number, text = data[k]
+            name = _tokens(text, path, number)
+            if len(name) != 1:
+                raise ReadError(FMT, path, f"one level label before matrix {layer + 1} (LEVEL LABELS EMBEDDED)",
+                                text.strip()[:120], number)
+            embedded_levels.append(name[0])
+            k += 1
         if "col" in head.embedded:
             if k >= len(data):
                 raise ReadError(FMT, path, f"a line of {nc} column labels (LABELS EMBEDDED) before matrix {layer + 1}",
@@ -386,13 +423,14 @@ def _matrices(path: Path, head: _Header, layout: str, present: bool, rows, cols,
                     columns = np.delete(columns, skip - start)
                 src.append(np.full(nz.size, r, dtype=np.int64))
                 dst.append(columns[nz])
+                layers.append(np.full(nz.size, layer, dtype=np.int64))
                 weighted = weighted or bool((values[nz] != 1).any())
     if k < len(data):
         number, text = data[k]
         raise ReadError(FMT, path, f"{per}, nothing after the last matrix", text.strip()[:120], number)
     if rows is not None and None in rows:
         rows = None
-    return _concat(src), _concat(dst), weighted, rows, cols
+    return _concat(src), _concat(dst), weighted, rows, cols, _concat(layers), embedded_levels or None
 
 
 def _concat(parts: list[np.ndarray]) -> np.ndarray:
@@ -438,6 +476,7 @@ def _lists(path: Path, head: _Header, layout: str, rows, cols, *, nr: int, nc: i
     what = "'i j [w]' per line (EDGELIST)" if edges else "'i j k ...' per line (NODELIST: i tied to j, k, ...)"
     src: list[int] = []
     dst: list[int] = []
+    layer: list[int] = []
     weighted = False
     bangs: list[int] = []  # the '!' lines, which separate the lists of the matrices
     for number, text in head.data:
@@ -461,6 +500,7 @@ def _lists(path: Path, head: _Header, layout: str, rows, cols, *, nr: int, nc: i
             if w != 0:
                 src.append(i)
                 dst.append(j)
+                layer.append(len(bangs))
                 weighted = weighted or w != 1
         else:
             if not fields:
@@ -469,6 +509,7 @@ def _lists(path: Path, head: _Header, layout: str, rows, cols, *, nr: int, nc: i
             for field in fields[1:]:
                 src.append(i)
                 dst.append(col_names(field, fail))
+                layer.append(len(bangs))
     if bangs and head.data[-1][1].strip() == "!":
         bangs.pop()  # a '!' after the last list separates nothing
     if len(bangs) + 1 > nm:
@@ -479,4 +520,5 @@ def _lists(path: Path, head: _Header, layout: str, rows, cols, *, nr: int, nc: i
                         f"{len(bangs) + 1} lists", bangs[-1])
     rows = row_names.labels if len(row_names.labels) == nr else None
     cols = col_names.labels if len(col_names.labels) == nc else None
-    return np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64), weighted, rows, cols
+    return (np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64), weighted, rows, cols,
+            np.asarray(layer, dtype=np.int64))
