@@ -4,7 +4,7 @@ A DL file is recognised by its content: its first word is ``DL`` (any case),
 whatever the file's suffix (:func:`is_dl`). Read here (the UCINET 6 "DL"
 help, :func:`read_ucinet_dl`):
 
-- a header of keywords in any order, on one or several lines (several on
+- a header (:mod:`.ucinet_dl_header`) of keywords in any order, on one or several lines (several on
   a line), any case, separated by blanks or commas, the ``=`` optional
   (``FORMAT = FULLMATRIX DIAGONAL PRESENT`` is two keywords): ``N = 5``
   (one-mode), or ``NR = 3, NC = 4`` (two-mode: the rows and the columns are
@@ -55,45 +55,16 @@ a node number outside ``1..N``.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from .network_formats import EdgeRecords, _open_binary
 from .files import ReadError, read_text
+from .network_formats import EdgeRecords, _open_binary
+from .ucinet_dl_header import DL_WORD, FMT, FORMATS, LAYOUTS, Header, read_header, section_labels, size, tokens
 
-FMT = "ucinet"
-
-#: ``FORMAT =`` values (UCINET's short names too) -> the layout read
-LAYOUTS = {"fullmatrix": "fullmatrix", "fm": "fullmatrix", "full": "fullmatrix",
-           "lowerhalf": "lowerhalf", "lh": "lowerhalf", "upperhalf": "upperhalf", "uh": "upperhalf",
-           "edgelist1": "edgelist", "el1": "edgelist", "edgelist2": "edgelist2", "el2": "edgelist2",
-           "nodelist1": "nodelist", "nl1": "nodelist", "nodelist2": "nodelist2", "nl2": "nodelist2"}
-KEYS = ("n", "nm", "nr", "nc", "format", "diagonal")
-_KEYWORDS = ("DL keywords (N=, NR=, NC=, NM=, FORMAT=, DIAGONAL=, LABELS:, ROW/COLUMN/LEVEL LABELS:, "
-             "LABELS EMBEDDED, DATA:)")
-_FORMATS = "FORMAT = FULLMATRIX, LOWERHALF, UPPERHALF, EDGELIST1, EDGELIST2, NODELIST1 or NODELIST2"
-
-_DL = re.compile(rb"\s*dl(?=[\s,]|$)", re.I)
-_SEP = re.compile(r"[\s,]*")
-_HEAD = re.compile(r"""
-    (?P<dl>dl)(?=[\s,]|$)
-  | (?P<embedded>(?:(?P<eside>row|col|column|level|matrix)\s+)?labels\s+embedded)\b\s*:?
-  | (?P<labels>(?:(?P<side>row|col|column|level|matrix)\s+)?labels)\s*:
-  | (?P<data>data)\s*:
-  | (?P<key>[a-z]\w*)\s*=\s*(?P<value>"[^"]*"|[^\s,"]+)
-  | (?P<bare>n|nm|nr|nc|format|diagonal)\s+(?P<bvalue>(?!=)[^\s,"=]+)(?=[\s,]|$)
-""", re.I | re.X)
-#: a line that ends a label section: a section or a keyword starts it
-_KEYLINE = re.compile(r"""(?:(?:row|col|column|level|matrix)\s+)?labels\s*(?::|\s+embedded\b)
-                          | data\s*: | (?:n|nm|nr|nc|format|diagonal)\s*=
-                          | (?:n|nm|nr|nc)\s+\d+\s*(?:[\s,]|$) | diagonal\s+(?:present|absent)\b
-                          | format\s+(?:fullmatrix|fm|full|lowerhalf|lh|upperhalf|uh|edgelist[12]|el[12]
-                                      |nodelist[12]|nl[12])\b""", re.I | re.X)
-_TOKEN = re.compile(r'"([^"]*)"|([^\s,"]+)|(")')
-_SIDES = {"": "both", "row": "row", "col": "col", "column": "col", "level": "level", "matrix": "level"}
+__all__ = ["FMT", "LAYOUTS", "DLNetwork", "dl_values", "is_dl", "parse_dl", "read_ucinet_dl"]
 
 
 def is_dl(path: str | Path) -> bool:
@@ -104,7 +75,7 @@ def is_dl(path: str | Path) -> bool:
             head = fh.read(4096)
     except (OSError, EOFError, ValueError):
         return False
-    return _DL.match(head.removeprefix(b"\xef\xbb\xbf")) is not None
+    return DL_WORD.match(head.removeprefix(b"\xef\xbb\xbf")) is not None
 
 
 @dataclass
@@ -143,104 +114,6 @@ def dl_values(path: str | Path | DLNetwork) -> dict:
     return out
 
 
-# ---------------------------------------------------------------------------------- header
-
-
-def _tokens(text: str, path: Path, number: int) -> list[str]:
-    """The fields of ``text``: separated by commas or blanks, ``"quoted"`` ones kept whole."""
-    if '"' not in text:
-        return text.replace(",", " ").split()
-    out = []
-    for m in _TOKEN.finditer(text):
-        if m.group(3) is not None:
-            raise ReadError(FMT, path, "fields separated by commas or blanks, quotes closed", text.strip(), number)
-        out.append(m.group(1).strip() if m.group(1) is not None else m.group(2))
-    return out
-
-
-@dataclass
-class _Header:
-    keys: dict  # key -> (value, line)
-    sections: dict  # both/row/col/level -> (labels, [line of each label], line of the section)
-    embedded: set  # {"row", "col"}
-    data: list  # (line number, text) of the non-blank lines after DATA:
-    dl_line: int
-
-
-def _header(path: Path, lines: list[str]) -> _Header:
-    keys: dict = {}
-    sections: dict = {}
-    embedded: set = set()
-    current = None  # the label section being read
-    dl_line = None
-    for number, raw in enumerate(lines, 1):
-        line = raw.strip()
-        if not line:
-            continue
-        if dl_line is None:
-            if not _DL.match(line.encode()):
-                raise ReadError(FMT, path, "a UCINET DL file starting with 'DL'", line, number)
-            dl_line = number
-        if current is not None:
-            if not _KEYLINE.match(line):
-                words = _tokens(line, path, number)
-                current[0].extend(words)
-                current[1].extend([number] * len(words))
-                continue
-            current = None
-        pos = 0
-        while True:
-            pos = _SEP.match(line, pos).end()
-            if pos >= len(line):
-                break
-            m = _HEAD.match(line, pos)
-            if m is None or (m.group("dl") and (number != dl_line or pos)):
-                raise ReadError(FMT, path, _KEYWORDS, line[pos:], number)
-            if m.group("embedded"):
-                side = _SIDES[(m.group("eside") or "").lower()]
-                embedded |= {"row", "col"} if side == "both" else {side}
-            elif m.group("labels"):
-                side = _SIDES[(m.group("side") or "").lower()]
-                if side in sections:
-                    raise ReadError(FMT, path, f"one {m.group('labels').upper()}: section", line, number)
-                words = _tokens(line[m.end():], path, number)
-                current = sections[side] = (words, [number] * len(words), number)
-                break
-            elif m.group("data"):
-                data = [(number, line[m.end():])] if line[m.end():].strip() else []
-                data += [(k, text) for k, text in enumerate(lines[number:], number + 1) if text.strip()]
-                return _Header(keys, sections, embedded, data, dl_line)
-            elif m.group("key") or m.group("bare"):
-                key = (m.group("key") or m.group("bare")).lower()
-                if key not in KEYS:
-                    raise ReadError(FMT, path, _KEYWORDS, m.group(0), number)
-                if key in keys:
-                    raise ReadError(FMT, path, f"{key.upper()} = once in the header", m.group(0), number)
-                keys[key] = ((m.group("value") or m.group("bvalue")).strip('"').strip(), number)
-            pos = m.end()
-    raise ReadError(FMT, path, "a 'DATA:' line, then the data", "the end of the file" if dl_line else "an empty file")
-
-
-def _size(keys: dict, key: str, path: Path) -> int:
-    value, line = keys[key]
-    if not value.isdigit() or int(value) < 1:
-        raise ReadError(FMT, path, f"{key.upper()} = a positive whole number", f"{key.upper()} = {value}", line)
-    return int(value)
-
-
-def _labels(head: _Header, side: str, count: int, what: str, path: Path) -> list[str] | None:
-    """The labels of section ``side``, checked to be ``count`` of them."""
-    if side not in head.sections:
-        return None
-    labels, at, line = head.sections[side]
-    if len(labels) != count:
-        found = f"{len(labels)} label(s)" + (f": {', '.join(labels[:8])}{', ...' if len(labels) > 8 else ''}"
-                                             if labels else "")
-        raise ReadError(FMT, path, f"{count} labels ({what})", found,
-                        at[count] if len(labels) > count else (at[-1] if at else line))
-    return labels
-
-
 # ---------------------------------------------------------------------------------- data
 
 
@@ -248,7 +121,7 @@ def parse_dl(path: str | Path) -> DLNetwork:
     """Read the DL file ``path`` (module docstring); a :class:`~.text.ReadError` names the line at fault."""
     path = Path(path)
     lines = read_text(path).decode("utf-8-sig", "replace").split("\n")
-    head = _header(path, lines)
+    head = read_header(path, lines)
     keys = head.keys
     two_mode = "nr" in keys or "nc" in keys
     if two_mode:
@@ -260,16 +133,16 @@ def parse_dl(path: str | Path) -> DLNetwork:
         if "n" in keys:
             raise ReadError(FMT, path, "N= (one-mode) or NR= and NC= (two-mode), not both", "N, NR and NC",
                             keys["n"][1])
-        nr, nc = _size(keys, "nr", path), _size(keys, "nc", path)
+        nr, nc = size(keys, "nr", path), size(keys, "nc", path)
     else:
         if "n" not in keys:
             raise ReadError(FMT, path, "N= (the number of nodes) or NR= and NC=", "no N in the header", head.dl_line)
-        nr = nc = _size(keys, "n", path)
-    nm = _size(keys, "nm", path) if "nm" in keys else 1
+        nr = nc = size(keys, "n", path)
+    nm = size(keys, "nm", path) if "nm" in keys else 1
     value, line = keys.get("format", ("fullmatrix", head.dl_line))
     layout = LAYOUTS.get(value.lower())
     if layout is None:
-        raise ReadError(FMT, path, _FORMATS, f"FORMAT = {value}", line)
+        raise ReadError(FMT, path, FORMATS, f"FORMAT = {value}", line)
     if two_mode and layout in ("lowerhalf", "upperhalf"):
         raise ReadError(FMT, path, f"a one-mode N= for FORMAT = {value.upper()} (a half matrix is square)",
                         f"NR = {nr}, NC = {nc}", line)
@@ -284,10 +157,10 @@ def parse_dl(path: str | Path) -> DLNetwork:
         if "both" in head.sections:
             raise ReadError(FMT, path, "ROW LABELS: and COLUMN LABELS: for two-mode data (NR=, NC=)", "LABELS:",
                             head.sections["both"][2])
-        rows = _labels(head, "row", nr, f"NR = {nr}", path)
-        cols = _labels(head, "col", nc, f"NC = {nc}", path)
+        rows = section_labels(head, "row", nr, f"NR = {nr}", path)
+        cols = section_labels(head, "col", nc, f"NC = {nc}", path)
     else:
-        found = [(side, _labels(head, side, nr, f"N = {nr}", path)) for side in ("both", "row", "col")]
+        found = [(side, section_labels(head, side, nr, f"N = {nr}", path)) for side in ("both", "row", "col")]
         found = [(side, labels) for side, labels in found if labels is not None]
         for side, labels in found[1:]:
             if labels != found[0][1]:
@@ -295,7 +168,7 @@ def parse_dl(path: str | Path) -> DLNetwork:
                                 f"{side.upper() if side != 'both' else ''} LABELS: {', '.join(labels[:8])}".strip(),
                                 head.sections[side][2])
         rows = cols = found[0][1] if found else None
-    levels = _labels(head, "level", nm, f"NM = {nm}", path)
+    levels = section_labels(head, "level", nm, f"NM = {nm}", path)
 
     shape = dict(nr=nr, nc=nc, nm=nm, two_mode=two_mode)
     if layout in ("fullmatrix", "lowerhalf", "upperhalf"):
@@ -351,7 +224,7 @@ def _finite(field: str) -> bool:
         return False
 
 
-def _matrices(path: Path, head: _Header, layout: str, present: bool, rows, cols, *, nr: int, nc: int, nm: int,
+def _matrices(path: Path, head: Header, layout: str, present: bool, rows, cols, *, nr: int, nc: int, nm: int,
               two_mode: bool):
     """Stacked matrices: the nonzero cells as records (row node, column node), and whether any is a weight."""
     data = head.data
@@ -372,7 +245,7 @@ def _matrices(path: Path, head: _Header, layout: str, present: bool, rows, cols,
                 raise ReadError(FMT, path, f"a line with the level label of matrix {layer + 1} (LEVEL LABELS "
                                 "EMBEDDED)", "the end of the file", data[-1][0] if data else None)
             number, text = data[k]
-            name = _tokens(text, path, number)
+            name = tokens(text, path, number)
             if len(name) != 1:
                 raise ReadError(FMT, path, f"one level label before matrix {layer + 1} (LEVEL LABELS EMBEDDED)",
                                 text.strip()[:120], number)
@@ -383,7 +256,7 @@ def _matrices(path: Path, head: _Header, layout: str, present: bool, rows, cols,
                 raise ReadError(FMT, path, f"a line of {nc} column labels (LABELS EMBEDDED) before matrix {layer + 1}",
                                 "the end of the file", data[-1][0] if data else None)
             number, text = data[k]
-            labels = _tokens(text, path, number)
+            labels = tokens(text, path, number)
             if layer == 0 or labels == header_seen:
                 if len(labels) != nc:
                     raise ReadError(FMT, path, f"a line of {nc} column labels (LABELS EMBEDDED, {where})",
@@ -401,7 +274,7 @@ def _matrices(path: Path, head: _Header, layout: str, present: bool, rows, cols,
                 raise ReadError(FMT, path, per, f"{count} row(s) in matrix {layer + 1} (the end of the file)", last)
             number, text = data[k]
             k += 1
-            fields = _tokens(text, path, number)
+            fields = tokens(text, path, number)
             if "row" in head.embedded:
                 label = fields.pop(0) if fields else None
                 if rows is None:
@@ -465,7 +338,7 @@ class _Names:
         raise AssertionError  # fail raises
 
 
-def _lists(path: Path, head: _Header, layout: str, rows, cols, *, nr: int, nc: int, nm: int, two_mode: bool):
+def _lists(path: Path, head: Header, layout: str, rows, cols, *, nr: int, nc: int, nm: int, two_mode: bool):
     """Edge lists (``i j [w]``) or node lists (``i j k ...``), one per matrix separated by ``!`` lines."""
     if two_mode:
         row_names = _Names(nr, rows, "row" in head.embedded, f"NR = {nr}")
@@ -487,7 +360,7 @@ def _lists(path: Path, head: _Header, layout: str, rows, cols, *, nr: int, nc: i
         def fail(expected: str, number=number, text=text):
             raise ReadError(FMT, path, expected, text.strip()[:120], number)
 
-        fields = _tokens(text, path, number)
+        fields = tokens(text, path, number)
         if edges:
             if len(fields) not in (2, 3):
                 fail(what)
