@@ -53,22 +53,25 @@ def test_bad_exec_values(exec_, message):
         make_params(exec=exec_)
 
 
-def test_device_type_needs_no_torch_without_a_gpu_driver(monkeypatch):
+def test_device_resolution_needs_no_torch_without_a_gpu_driver(monkeypatch):
     """Planning a cell (every seed cached: no training) decides the device without importing torch
-    where no GPU driver exists; where one might, it asks torch."""
+    where no GPU driver exists; where one might, it counts devices without CUDA here (run.device)."""
     import subprocess
     import sys
 
-    from netzbench.run import worker
+    from netzbench.run import device
 
-    code = ("import sys; from netzbench.run import worker; worker._no_gpu_driver = lambda: True; "
-            "print(worker.device_type('auto'), worker.device_type('cpu'), 'torch' in sys.modules)")
+    code = ("import sys; from netzbench.run import device; device.no_gpu_driver = lambda: True; "
+            "print(device.resolve('auto'), device.resolve('cpu'), 'torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["cpu", "cpu", "False"]
-    monkeypatch.setattr(worker, "_no_gpu_driver", lambda: False)
-    import torch
-
-    assert worker.device_type("auto") == ("cuda" if torch.cuda.is_available() else "cpu")
+    monkeypatch.setattr(device, "no_gpu_driver", lambda: False)
+    device._count.cache_clear()
+    monkeypatch.setattr(device, "_nvml_count", lambda: 0)
+    assert device.resolve("auto") == "cpu"
+    with pytest.raises(device.DeviceError, match="no CUDA device is available"):
+        device.resolve("cuda")
+    device._count.cache_clear()
 
 
 def test_jobs_that_cannot_start_are_recorded_failed_not_waited_for(monkeypatch):
@@ -78,7 +81,7 @@ def test_jobs_that_cannot_start_are_recorded_failed_not_waited_for(monkeypatch):
 
     from netzbench.run import pool
 
-    def refuse(ctx, job):
+    def refuse(ctx, job, devices=None):
         raise OSError("AF_UNIX path too long")
 
     monkeypatch.setattr(pool, "_Worker", refuse)

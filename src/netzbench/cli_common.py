@@ -80,8 +80,12 @@ def check_model_name(model: str, model_args: dict | None = None) -> None:
 
 
 def check_device(params: dict) -> None:
+    """``exec.device: cuda`` on a machine without a CUDA device is a one-line error; CUDA is never initialised
+    in this process (its seed workers could not use it after a fork: :mod:`netzbench.run.device`)."""
     if params["exec"].get("device") == "cuda":
-        import torch
+        from .run.device import DeviceError, resolve
 
-        if not torch.cuda.is_available():
-            raise UserError("exec.device is 'cuda' but no CUDA device is available here; use 'auto' or 'cpu'")
+        try:
+            resolve("cuda")
+        except DeviceError as exc:
+            raise UserError(str(exc)) from None

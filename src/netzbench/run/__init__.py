@@ -7,6 +7,8 @@
 - :mod:`.warm` (the warm server's client; :mod:`.warm_server` its process, :mod:`.wire` its JSON
   frames) and :mod:`.runtime` (the private runtime folder, whose processes are ours, scratch folders);
 - :mod:`.worker` -- one job in a worker: threads, limits, data, then training;
+- :mod:`.device` -- which device the seeds train on, decided without initialising CUDA here; how a GPU
+  worker starts (spawned) and which device it pins;
 - :mod:`.cache` -- the per-seed result cache;
 - :mod:`.preload` -- what the forkserver imports once.
 

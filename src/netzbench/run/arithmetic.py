@@ -14,7 +14,8 @@ keys differ from a native run's).
 The variables are read once, when torch (or MKL/oneDNN) initialises, so
 :func:`configure` must run before the first ``import torch`` of the process
 that starts the workers: the command line calls it first thing, and
-:func:`check` in each worker refuses to train on another capability.
+:func:`check` in each worker refuses to train a CPU seed on another capability (a GPU seed is not
+checked: the mode is about CPU kernels).
 """
 
 from __future__ import annotations
@@ -54,9 +55,11 @@ def configure(mode: str) -> None:
         _set_here.clear()
 
 
-def check(mode: str) -> None:
-    """Raise :class:`ArithmeticError_` unless this process's torch computes in ``mode``."""
-    if mode != "portable":
+def check(mode: str, device: str = "cpu") -> None:
+    """Raise :class:`ArithmeticError_` unless this process's torch computes in ``mode``. Only a seed that
+    trains on the CPU is checked: the mode pins CPU kernels, and a GPU seed's numbers come from the GPU's
+    (a cuda run on a host CPU with AVX-512 trains; its key holds the device)."""
+    if mode != "portable" or device != "cpu":
         return
     import torch
 

@@ -280,9 +280,9 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
 
     device = params["exec"].get("device", "cpu")
     if device != "cpu":
-        from .worker import device_type
+        from .device import resolve as resolve_device
 
-        device = device_type(device)  # results differ across devices: part of the cache key
+        device = resolve_device(device)  # results differ across devices: part of the cache key (CUDA left untouched here)
     record["device"] = device
     plan.grid = search_candidates(params.get("search"))
     # a unit of work is (seed, candidate); without a search there is one candidate: the protocol's hp

@@ -6,6 +6,11 @@
   by the stages of a pipeline (:mod:`.warm`, ``exec.warm_s``) or, with that
   off or unavailable, this process's own ``forkserver``; ``exec.workers``
   processes run at a time, each for one seed only.
+- A job that trains on a GPU runs in a *spawned* process instead (a fresh
+  interpreter: CUDA cannot be used in a fork of a process that touched it,
+  :mod:`.device`), never in a warm server's child, and pins one device
+  before torch starts CUDA: round-robin over ``CUDA_VISIBLE_DEVICES`` by the
+  job's index, so ``exec.workers`` seeds share the GPUs.
 - ``exec.timeout_s`` stops a job (SIGALRM in the worker) and ``exec.max_rss_gb``
   caps its memory (``RLIMIT_DATA``: an allocation past it fails instead of
   waking the kernel's OOM killer); either way the job is recorded as
@@ -32,6 +37,7 @@ import time
 from multiprocessing.connection import wait
 
 from .job import Job
+from .device import pin, start_method, visible_devices
 from .runtime import MAX_SOCKET_PATH, scratch_folder
 from .worker import MAX_RETRIES, died_result, huge_page_allocations, init_worker, kill_after, run_seed, stopped_result
 
@@ -79,11 +85,21 @@ class _PipeProgress:
         self.conn.send(("epoch", *msg))
 
 
-def _seed_process(job: Job, conn) -> None:
+def _seed_process(job: Job, conn, devices: list[str] | None = None) -> None:
     """A worker process: one seed; ``("limits",)``, ``("epoch", job_index, n)`` and one
-    ``("result", result)`` on ``conn``."""
+    ``("result", result)`` on ``conn``. ``devices``: the GPUs, one of which it pins before torch
+    starts CUDA (:func:`.device.pin`; recorded as the seed's ``cuda_device``)."""
     init_worker(_PipeProgress(conn), on_limits=lambda: conn.send(("limits",)))
+    chosen = None
+    if devices:
+        try:
+            chosen = pin(devices, job.job_index or 0)
+        except Exception as exc:  # noqa: BLE001 - recorded, never raised: the sweep goes on
+            conn.send(("result", _failed(exc)))
+            return
     result = run_seed(job)
+    if chosen is not None:
+        result.setdefault("cuda_device", chosen)
     try:
         conn.send(("result", result))
     except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable result (pickled before anything is written)
@@ -98,10 +114,10 @@ def _failed(exc: BaseException) -> dict:
 class _Worker:
     """One job's process as the parent sees it: its pipe, its deadline, whether it has reported."""
 
-    def __init__(self, ctx, job: Job):
+    def __init__(self, ctx, job: Job, devices: list[str] | None = None):
         self.job = job
         self.conn, writer = ctx.Pipe(duplex=False)
-        self.proc = ctx.Process(target=_seed_process, args=(job, writer))  # not daemonic: a model may fork
+        self.proc = ctx.Process(target=_seed_process, args=(job, writer, devices))  # not daemonic: a model may fork
         try:
             self.proc.start()  # pickles the job: a model object from the Python API may refuse
         except BaseException:
@@ -145,9 +161,9 @@ class _Worker:
         self.conn.close()
 
 
-def _run_processes(jobs: list[Job], workers: int, on_result, on_epochs, ctx) -> list[Job]:
-    """Run ``jobs``, ``workers`` processes at a time, a fresh one per job; returns the jobs whose
-    process died without a result (to retry)."""
+def _run_processes(jobs: list[Job], workers: int, on_result, on_epochs, ctx, devices=None) -> list[Job]:
+    """Run ``jobs``, ``workers`` processes at a time, a fresh one per job (``devices``: the GPUs they pin);
+    returns the jobs whose process died without a result (to retry)."""
     pending, running, died = list(jobs), [], []
     leaving: list[_Worker] = []  # reported, still exiting: the next job need not wait for that
     try:
@@ -155,7 +171,7 @@ def _run_processes(jobs: list[Job], workers: int, on_result, on_epochs, ctx) -> 
             while pending and len(running) < workers:
                 job = pending.pop(0)
                 try:
-                    running.append(_Worker(ctx, job))
+                    running.append(_Worker(ctx, job, devices))
                 except Exception as exc:  # noqa: BLE001 - recorded, never raised: the sweep goes on
                     on_result(job, _failed(exc))
             if not running and not leaving:  # every job left failed to start: nothing to wait for
@@ -195,34 +211,53 @@ def _run_processes(jobs: list[Job], workers: int, on_result, on_epochs, ctx) -> 
     return died
 
 
+def placement(jobs: list[Job]) -> list[tuple[list[Job], str | None, list[str] | None]]:
+    """The jobs grouped by how their processes start: ``(jobs, start method, devices)``; a start method of
+    None is the pool's own (the warm server's children, else the forkserver: CPU jobs), ``spawn`` with the
+    GPUs to pin for jobs on CUDA (:func:`.device.start_method`). CUDA is not initialised here."""
+    groups: dict[str | None, list[Job]] = {}
+    for job in jobs:
+        groups.setdefault(start_method(job.device), []).append(job)
+    return [(group, method, visible_devices() if method is not None else None) for method, group in groups.items()]
+
+
+def _run_with_retries(jobs: list[Job], workers: int, on_result, on_epochs, ctx, devices=None) -> None:
+    died = _run_processes(jobs, min(workers, len(jobs)), on_result, on_epochs, ctx, devices)
+    attempts = {id(j): 1 for j in died}
+    while died:  # alone this time: a crash that came from running alongside others does not recur
+        job = died.pop(0)
+        if _run_processes([job], 1, on_result, on_epochs, ctx, devices):
+            attempts[id(job)] += 1
+            if attempts[id(job)] > MAX_RETRIES:
+                on_result(job, died_result(attempts[id(job)]))
+            else:
+                died.append(job)
+
+
 def run_jobs(jobs: list[Job], workers: int, on_result, on_epochs=None, *, warm_s: float = 0.0) -> None:
     """Run ``jobs`` on ``workers`` processes; ``on_result(job, result)`` as each ends,
-    ``on_epochs(job_index, epochs_done)`` as workers progress. With ``warm_s`` > 0 the processes
-    are children of the warm server (:mod:`.warm`, kept ``warm_s`` seconds after its last seed);
-    jobs it cannot take run in this process's own pool. ``on_result`` gets the job as placed here
-    (:meth:`.job.Job.placed`: its index and scratch folder set)."""
+    ``on_epochs(job_index, epochs_done)`` as workers progress. With ``warm_s`` > 0 the processes of CPU
+    jobs are children of the warm server (:mod:`.warm`, kept ``warm_s`` seconds after its last seed);
+    jobs it cannot take run in this process's own pool. GPU jobs are spawned (:func:`placement`).
+    ``on_result`` gets the job as placed here (:meth:`.job.Job.placed`: its index and scratch folder set)."""
     if not jobs:
         return
     with scratch_folder() as scratch:
         jobs = [job.placed(i, scratch) for i, job in enumerate(jobs)]
-        if warm_s > 0:
-            from .warm import WarmUnavailable, run_jobs_warm
+        for group, method, devices in placement(jobs):
+            if method is not None:
+                huge_page_allocations()  # a spawned worker inherits this process's environment
+                _run_with_retries(group, workers, on_result, on_epochs, multiprocessing.get_context(method), devices)
+                continue
+            if warm_s > 0:
+                from .warm import WarmUnavailable, run_jobs_warm
 
-            huge_page_allocations()  # the server's environment, like the forkserver's
-            try:
-                jobs = run_jobs_warm(jobs, min(workers, len(jobs)), warm_s, on_result, on_epochs)
-            except WarmUnavailable as exc:
-                print(f"netzbench: no warm worker server ({exc}); starting this stage's own workers", file=sys.stderr)
-            if not jobs:
-                return
-        ctx = pool_context()
-        died = _run_processes(jobs, min(workers, len(jobs)), on_result, on_epochs, ctx)
-        attempts = {id(j): 1 for j in died}
-        while died:  # alone this time: a crash that came from running alongside others does not recur
-            job = died.pop(0)
-            if _run_processes([job], 1, on_result, on_epochs, ctx):
-                attempts[id(job)] += 1
-                if attempts[id(job)] > MAX_RETRIES:
-                    on_result(job, died_result(attempts[id(job)]))
-                else:
-                    died.append(job)
+                huge_page_allocations()  # the server's environment, like the forkserver's
+                try:
+                    group = run_jobs_warm(group, min(workers, len(group)), warm_s, on_result, on_epochs)
+                except WarmUnavailable as exc:
+                    print(f"netzbench: no warm worker server ({exc}); starting this stage's own workers",
+                          file=sys.stderr)
+                if not group:
+                    continue
+            _run_with_retries(group, workers, on_result, on_epochs, pool_context())

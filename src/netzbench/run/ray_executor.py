@@ -1,15 +1,17 @@
 """Running seed jobs as Ray tasks (``exec.executor: ray``).
 
 Each job (a seed, or a seed x search candidate) becomes one Ray task with
-its own CPU request (``exec.threads``) and a GPU when the resolved device is
-CUDA, on the cluster named by ``exec.ray_address`` or ``RAY_ADDRESS`` (a
+its own CPU request (``exec.threads``) and, when the resolved device is
+CUDA, a share of a GPU (``1 / exec.workers``: that many seeds share one; Ray
+sets the task's ``CUDA_VISIBLE_DEVICES``, recorded as its ``cuda_device``), on the cluster named by ``exec.ray_address`` or ``RAY_ADDRESS`` (a
 local Ray instance when neither is set). Processed data is shipped through
 Ray's object store, so workers need no shared filesystem, only the same
 Python environment (netzbench installed, user models importable).
 
 - Results are identical to the local executor, seed for seed: the task runs
-  the same ``run_seed`` in a fresh worker process (``max_calls=1``) with the
-  same thread pinning.
+  the same ``run_seed`` in a fresh worker process (``max_calls=1``; Ray starts
+  it, it is no fork of the driver, so CUDA works there) with the same thread
+  pinning.
 - A worker that dies is retried by Ray (``MAX_RETRIES``); an exception in
   training is not retried: it is a deterministic failure, recorded as
   ``failed`` with its error.
@@ -25,6 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .arithmetic import PORTABLE_ENV
+from .device import CUBLAS_WORKSPACE
 from .job import Job
 from .worker import MAX_RETRIES
 
@@ -56,6 +59,21 @@ def _remote_run(job: Job, data_bytes: bytes | None) -> dict:
     return run_seed(job)
 
 
+def task_options(job: Job, params: dict) -> dict:
+    """The Ray resources and environment of ``job``'s task: its threads as CPUs; on CUDA ``1 / exec.workers``
+    of a GPU (several seeds share one) and cuBLAS's deterministic workspace; the portable arithmetic's
+    variables, set in the worker before it imports torch."""
+    options: dict = {"num_cpus": int(job.threads)}
+    env = dict(PORTABLE_ENV) if job.arithmetic == "portable" else {}
+    if job.device == "cuda":
+        share = int(params["exec"].get("workers") or 1)
+        options["num_gpus"] = 1.0 / max(1, share)
+        env["CUBLAS_WORKSPACE_CONFIG"] = CUBLAS_WORKSPACE
+    if env:
+        options["runtime_env"] = {"env_vars": env}
+    return options
+
+
 def run_jobs_ray(jobs: list[Job], params: dict, on_result, on_epochs=None) -> None:
     """Submit every job at once; call ``on_result(job, result)`` as each one finishes."""
     ray = connect(params)
@@ -70,12 +88,7 @@ def run_jobs_ray(jobs: list[Job], params: dict, on_result, on_epochs=None) -> No
             if path not in shipped:
                 shipped[path] = ray.put(Path(path).read_bytes())
             ref = shipped[path]
-        options = {"num_cpus": int(job.threads)}
-        if job.arithmetic == "portable":  # set in the worker before it imports torch
-            options["runtime_env"] = {"env_vars": dict(PORTABLE_ENV)}
-        if job.device == "cuda":
-            options["num_gpus"] = 1
-        pending[remote.options(**options).remote(job, ref)] = job
+        pending[remote.options(**task_options(job, params)).remote(job, ref)] = job
     while pending:
         ready, _ = ray.wait(list(pending), num_returns=1)
         for ref in ready:

@@ -177,7 +177,9 @@ class DataLoadError(RuntimeError):
 
 
 def resolve_device(requested: str):
-    """``auto`` -> CUDA when present, else CPU; ``cuda`` without a GPU is a clear error."""
+    """The torch device of a job in its worker: ``cuda`` (the one device the worker pinned, :func:`.device.pin`,
+    or the first visible), ``cpu``, or ``auto`` -> CUDA when present (here, in the worker, torch may ask CUDA:
+    nothing forks from a worker)."""
     import torch
 
     if requested == "auto":
@@ -194,8 +196,10 @@ def accelerator(device):
     On the CPU nothing changes (its kernels are deterministic; the CPU path's bits are the published
     ones). On a GPU: deterministic algorithms where torch has them (``use_deterministic_algorithms`` in
     warn-only mode, cuBLAS's fixed workspace, no cuDNN autotuning), and the facts the seed record
-    keeps: ``gpu`` (the device's name) and ``nondeterministic_ops``, the operations torch warned have no
-    deterministic CUDA implementation (PyG's scatter-add among them: their sums come in no fixed order)."""
+    keeps: ``gpu`` (the device's name), ``cuda_device`` (its entry of ``CUDA_VISIBLE_DEVICES`` as the
+    parent saw it, or its index), ``gpu_peak_mb`` (the most memory the seed's tensors held on it) and
+    ``nondeterministic_ops``, the operations torch warned have no deterministic CUDA implementation
+    (PyG's scatter-add among them: their sums come in no fixed order)."""
     facts: dict = {}
     if getattr(device, "type", "cpu") != "cuda":
         yield facts
@@ -204,10 +208,14 @@ def accelerator(device):
 
     import torch
 
-    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # read when cuBLAS starts: before the first GEMM
+    from .device import CUBLAS_WORKSPACE, pinned_entry
+
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", CUBLAS_WORKSPACE)  # read when cuBLAS starts: before the first GEMM
     torch.use_deterministic_algorithms(True, warn_only=True)
     torch.backends.cudnn.benchmark = False
     facts["gpu"] = torch.cuda.get_device_name(device)
+    facts["cuda_device"] = pinned_entry(getattr(device, "index", None) or 0)
+    torch.cuda.reset_peak_memory_stats(device)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -216,28 +224,7 @@ def accelerator(device):
             ops = {str(w.message).split(" does not have a deterministic", 1)[0].strip()
                    for w in caught if "does not have a deterministic" in str(w.message)}
             facts["nondeterministic_ops"] = sorted(ops)
-
-
-def _no_gpu_driver() -> bool:
-    """True when this machine cannot have a CUDA (or ROCm) device: Linux without the NVIDIA or AMD
-    kernel driver's device files, or macOS. Elsewhere we cannot tell without asking torch."""
-    import glob
-    import platform
-
-    system = platform.system()
-    if system == "Darwin":
-        return True
-    if system != "Linux":
-        return False
-    return not (os.path.exists("/proc/driver/nvidia") or glob.glob("/dev/nvidia*") or os.path.exists("/dev/kfd"))
-
-
-def device_type(requested: str) -> str:
-    """``resolve_device(requested).type``, without importing torch (about a second of a stage's
-    start-up) where no GPU driver is present: then ``auto`` is the CPU."""
-    if requested == "cpu" or (requested == "auto" and _no_gpu_driver()):
-        return "cpu"
-    return resolve_device(requested).type
+            facts["gpu_peak_mb"] = torch.cuda.max_memory_allocated(device) / 2**20
 
 
 def job_arrays(job: Job) -> dict:
@@ -292,7 +279,7 @@ def _run_seed(job: Job, on_epoch) -> dict:
         from ..training.seed import fit_seed
         from .arithmetic import check as check_arithmetic
 
-        check_arithmetic(job.arithmetic)
+        check_arithmetic(job.arithmetic, job.device)  # portable pins CPU kernels: checked for CPU seeds only
 
         torch.set_num_threads(int(job.threads))
         if not in_process:
