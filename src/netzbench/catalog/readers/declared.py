@@ -50,6 +50,7 @@ from .network_bundles import FILES, LABELLED, read_network
 from .node_tables import TABLE_FILES, TABLE_FORMATS, finds as finds_table, read_node_table
 from .safe_pickle import UnsafePickle
 from .files import Bundle, ReadError, data_files, one_file
+from .limits import SizeLimitError
 from .tu import read_tu
 from .ucinet_dl import is_dl
 
@@ -180,7 +181,7 @@ def read_dataset(path: str | Path, family: str, format: str | None = None, label
             bundle = read_node_table(path, fmt, family, label)
         else:
             bundle = read_knowledge_graph(path, fmt)  # read as what the files hold (notes["recognised"])
-    except ReadError:
+    except (ReadError, SizeLimitError):
         raise
     except (ValueError, OSError, UnicodeDecodeError, zipfile.BadZipFile, UnsafeArchive, IndexError, KeyError) as exc:
         raise ReadError(fmt, path, f"files in the {fmt} format", f"{type(exc).__name__}: {exc}") from None

@@ -22,10 +22,8 @@ Formats (the ``format`` of a catalogue :class:`~netzbench.catalog.table.Source`)
 
 from __future__ import annotations
 
-import bz2
 import csv
 import functools
-import gzip
 import io
 import re
 import warnings
@@ -34,6 +32,8 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 import numpy as np
+
+from .limits import check, open_bounded
 
 #: Bytes read per chunk by the streaming parsers.
 CHUNK_BYTES = 16 << 20
@@ -53,13 +53,10 @@ class EdgeRecords:
 # streaming helpers
 
 
-def _open_binary(path: Path) -> BinaryIO:
-    path = Path(path)
-    if path.suffix == ".gz":
-        return gzip.open(path, "rb")
-    if path.suffix == ".bz2":
-        return bz2.open(path, "rb")
-    return open(path, "rb")
+def _open_binary(path: Path, lines: bool = True) -> BinaryIO:
+    """``path`` for binary reading (``.gz``/``.bz2`` decompressed), bounded by the caps of :mod:`.limits`
+    (``lines``: the line cap too, for line-based formats)."""
+    return open_bounded(path, lines)
 
 
 def _chunks(path: Path, size: int | None = None) -> Iterator[bytes]:
@@ -308,7 +305,8 @@ def gml_file_tree(path: Path) -> list:
 
 @functools.lru_cache(maxsize=2)
 def _gml_file_tree(path: str, _mtime_ns: int, _size: int) -> list:
-    return _gml_tree(Path(path).read_bytes())
+    with _open_binary(Path(path), lines=False) as fh:  # the input cap
+        return _gml_tree(fh.read())
 
 
 def _gml_int(value, what: str) -> int:

@@ -93,6 +93,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import limits
 from .files import ReadError, read_text
 from .tool_graph import NOTE_KEYS, NodeAttribute, ToolGraph, _values, _with_directions
 from .tool_xml import read_gexf, read_graphml
@@ -169,7 +170,7 @@ def read_pajek(path: str | Path) -> ToolGraph:
                     fail("one *Vertices line (one network per file)", line, number)
                 if not sizes or not all(s.isdigit() for s in sizes[:2]) or len(sizes) > 2:
                     fail("'*Vertices N' or '*Vertices N M' (two-mode)", line, number)
-                n = int(sizes[0])
+                n = limits.check(file, f"line {number}: *Vertices", int(sizes[0]))  # before any list of n
                 first = int(sizes[1]) if len(sizes) == 2 else None
                 if first is not None and not 0 < first < n:
                     fail("'*Vertices N M' with 0 < M < N (M vertices in the first mode)", line, number)
@@ -178,6 +179,9 @@ def read_pajek(path: str | Path) -> ToolGraph:
                 if n is None:
                     fail("a '*Vertices N' line before the edges", line, number)
                 section, row = word, 0
+                if word == "matrix":
+                    limits.check(file, f"line {number}: *Matrix of *Vertices {n}: cells",
+                                 first * (n - first) if first else n * n, "matrix")
                 qualifier = re.match(r":\s*(\d+)", rest)
                 relation = qualifier.group(1) if qualifier else None
                 relations.add(relation)

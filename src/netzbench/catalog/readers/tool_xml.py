@@ -42,7 +42,7 @@ def _parse_xml(file: Path, fmt: str, handler) -> None:
     parser.EntityDeclHandler = entity
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     try:
-        with _open_binary(file) as fh:
+        with _open_binary(file, lines=False) as fh:  # XML may be one line
             parser.ParseFile(fh)
     except expat.ExpatError as exc:
         raise ReadError(fmt, file, "well-formed XML", expat.ErrorString(exc.code), exc.lineno) from None

@@ -60,6 +60,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import limits
 from .files import ReadError, read_text
 from .network_formats import EdgeRecords, _open_binary
 from .ucinet_dl_header import DL_WORD, FMT, FORMATS, LAYOUTS, Header, read_header, section_labels, size, tokens
@@ -170,6 +171,10 @@ def parse_dl(path: str | Path) -> DLNetwork:
         rows = cols = found[0][1] if found else None
     levels = section_labels(head, "level", nm, f"NM = {nm}", path)
 
+    where = f"NR = {nr}, NC = {nc}" if two_mode else f"N = {nr}"  # the caps, before the data is read
+    limits.check(path, f"{where}: nodes", nr + nc if two_mode else nr)
+    if layout in ("fullmatrix", "lowerhalf", "upperhalf"):
+        limits.check(path, f"{where}, NM = {nm}: matrix cells", nr * nc * nm, "matrix")
     shape = dict(nr=nr, nc=nc, nm=nm, two_mode=two_mode)
     if layout in ("fullmatrix", "lowerhalf", "upperhalf"):
         src, dst, weighted, rows, cols, layer, named = _matrices(path, head, layout, present, rows, cols, **shape)
@@ -196,13 +201,22 @@ def parse_dl(path: str | Path) -> DLNetwork:
                      layer)
 
 
-def _row_plan(layout: str, present: bool, nr: int, nc: int) -> list[tuple[int, int, int, int | None]]:
-    """Per matrix row: ``(row node, first column, end column, diagonal column left out or None)``."""
-    if layout == "fullmatrix":
-        return [(r, 0, nc, None if present or nr != nc else r) for r in range(nr)]
-    if layout == "lowerhalf":
-        return [(r, 0, r + 1 if present else r, None) for r in range(nr) if present or r > 0]
-    return [(r, r if present else r + 1, nr, None) for r in range(nr) if present or r < nr - 1]
+class _RowPlan:
+    """Per matrix row: ``(row node, first column, end column, diagonal left out or None)``, made as read."""
+
+    def __init__(self, layout: str, present: bool, nr: int, nc: int):
+        self.layout, self.present, self.nr, self.nc = layout, present, nr, nc
+
+    def __len__(self) -> int:
+        return self.nr if self.layout == "fullmatrix" or self.present else self.nr - 1
+
+    def __iter__(self):
+        layout, present, nr, nc = self.layout, self.present, self.nr, self.nc
+        if layout == "fullmatrix":
+            return ((r, 0, nc, None if present or nr != nc else r) for r in range(nr))
+        if layout == "lowerhalf":
+            return ((r, 0, r + 1 if present else r, None) for r in range(nr) if present or r > 0)
+        return ((r, r if present else r + 1, nr, None) for r in range(nr) if present or r < nr - 1)
 
 
 def _numbers(fields: list[str], path: Path, number: int, text: str) -> np.ndarray:
@@ -228,7 +242,7 @@ def _matrices(path: Path, head: Header, layout: str, present: bool, rows, cols, 
               two_mode: bool):
     """Stacked matrices: the nonzero cells as records (row node, column node), and whether any is a weight."""
     data = head.data
-    plan = _row_plan(layout, present, nr, nc)
+    plan = _RowPlan(layout, present, nr, nc)
     rows = list(rows) if rows is not None else None
     cols = list(cols) if cols is not None else None
     where = f"N = {nr}" if not two_mode else f"NR = {nr}, NC = {nc}"
