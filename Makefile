@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup browser repro protocols quick test test-fast constraints clean
+.PHONY: setup browser repro protocols publish quick test test-fast constraints clean
 
 setup: $(STAMP)
 
@@ -40,6 +40,15 @@ repro: $(STAMP)
 # the protocol study (strict protocol + one-switch ablations); `dvc repro` then adds it to REPORT.md
 protocols: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/netzbench protocols --variant-seeds 3
+
+# republish everything from this checkout's result code, resumably (each step keeps what it finished):
+# the paper run, the protocol study with its strict report, the report again (it reads the study),
+# then the STALE banners taken off (or put on what is still stale): docs/reproducibility.md#publishing
+publish: $(STAMP)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/dvc repro
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/netzbench protocols --variant-seeds 3
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/dvc repro
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/netzbench stale --mark --docs
 
 # the whole pipeline in minutes: 4 offline tasks x 5 models x 3 seeds, in .netzbench/quick/
 quick: $(STAMP)

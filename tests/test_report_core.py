@@ -9,7 +9,7 @@ import scipy.stats as st
 
 from netzbench.report import BenchmarkReport
 from netzbench.report.stage import headline_metrics, missing_cells
-from netzbench.records import write_record
+from netzbench.records import read_record, write_record
 
 from helpers import make_params
 
@@ -67,6 +67,15 @@ def test_roster_comes_from_params_not_from_scanning(runs):
     chi2 = st.friedmanchisquare(*[[values[(t, m)] and np.mean(values[(t, m)]) for t in ("cora", "karate", "random_tsp", "mutag")]
                                    for m in ("GCN", "GAT", "GraphSAGE")]).statistic
     assert fr["chi2"] == pytest.approx(chi2)
+
+
+def test_the_result_code_of_the_roster_records_is_recorded_in_the_config(runs):
+    root, _ = runs
+    p = make_params(tasks=["cora", "karate"], models=["GCN", "GAT"], seeds=[0, 1, 2, 3])
+    assert BenchmarkReport.from_runs(root, params=p).config["code"] == "z"  # every record's code_version
+    rec = read_record(root / "cora" / "GAT.json")
+    write_record(root / "cora" / "GAT.json", {**rec, "code_version": "other"})
+    assert "code" not in BenchmarkReport.from_runs(root, params=p).config  # mixed: none recorded (publication.py)
 
 
 def test_missing_and_failed_cells_are_reported(runs, tmp_path):

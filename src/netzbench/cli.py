@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from .cli_common import UserError, check_device, check_model_name, check_task_name, checked_params
-from .cli_review import compare_cmd, estimate_cmd, exps_cmd, verify_cmd
+from .cli_review import compare_cmd, estimate_cmd, exps_cmd, stale_cmd, verify_cmd
 from .console import console
 from .errors import ParamsError, RecordError
 
@@ -47,7 +47,7 @@ def _quick_exit() -> None:
 _QUICK_EXIT = False
 
 
-for _command in (estimate_cmd, verify_cmd, compare_cmd, exps_cmd):
+for _command in (estimate_cmd, verify_cmd, compare_cmd, exps_cmd, stale_cmd):
     main.add_command(_command)
 
 

@@ -78,6 +78,12 @@ def verify_cmd(files: tuple[str, ...], against: str | None, whole: bool) -> None
     except VerifyError as exc:
         raise UserError(str(exc)) from None
     click.echo(render(result, labels=(ours, theirs_shown)))
+    if not files and not against:  # the published files: say which of them another result code made
+        from .report.publication import published_state, render as render_state
+
+        state = published_state(".")
+        if any(s["stale"] for s in state):
+            click.echo("\npublished artefacts:\n" + render_state(state))
     if not result["verified"]:
         sys.exit(1)
 
@@ -110,6 +116,27 @@ def compare_cmd(runs: tuple[str, ...], html_path: str | None) -> None:
     if html_path:
         Path(html_path).write_text(to_html(result), encoding="utf-8")
         log.info(f"compare: the page is {html_path}")
+
+
+@click.command("stale")
+@click.option("--mark", is_flag=True, help="Put the STALE banner on each stale artefact's page (REPORT.md), "
+                                           "and take it off a current one's.")
+@click.option("--docs", is_flag=True, help="With --mark: the banner naming every stale artefact in docs/results.md too.")
+@click.option("--check", is_flag=True, help="Exit 1 when an artefact is stale and its page lacks the banner.")
+def stale_cmd(mark: bool, docs: bool, check: bool) -> None:
+    """Which published artefacts (the paper run, the strict report, the protocol study) were made by
+    other result code than this checkout's, each with the code it records and how to republish it."""
+    from .report.publication import mark as mark_pages, published_state, render as render_state
+
+    if docs and not mark:
+        raise UserError("--docs goes with --mark")
+    if mark:
+        for path in mark_pages(".", docs=docs):
+            log.info(f"stale: banner updated in {path}")
+    state = published_state(".")
+    click.echo(render_state(state))
+    if check and any(s["stale"] and s["page"] and not s["marked"] for s in state):
+        sys.exit(1)
 
 
 @click.command("exps")

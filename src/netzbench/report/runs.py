@@ -120,6 +120,9 @@ def load_from_runs(cls, runs_dir="metrics/runs", *, tasks=None, models=None, par
     if not seeds:
         seeds = sorted({int(s) for by_model in records.values() for r in by_model.values() if r for s in r["seeds"]})
     config = {"tasks": tasks, "models": models, "candidate": candidate}
+    codes = {r.get("code_version") for t in tasks for m in models if (r := records[t].get(m))}
+    if len(codes) == 1 and None not in codes:  # the result code the roster trained with (report/publication.py)
+        config["code"] = codes.pop()
     if p is not None:
         config.update({"protocol": p["protocol"], "protocol_overrides": p["protocol_overrides"],
                        "train": p["train"], "model": p["model"], "model_args": p["model_args"],

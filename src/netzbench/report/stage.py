@@ -470,6 +470,13 @@ def run_report_stage(params: dict, root: str | Path = ".") -> dict:
     root = Path(root)
     report = BenchmarkReport.from_runs(root / "metrics/runs", params=params, candidate_dir=root / "metrics/candidate")
     candidate = report.config.get("candidate")
+    from .publication import published_state  # which published artefacts another result code made
+
+    for s in published_state(root):
+        if s["stale"] and s["path"] != "reports/benchmark.json":  # this stage rewrites that one
+            log.warning(f"report: the published {s['name']} ({s['path']}) is of result code "
+                        f"{(s['recorded'] or 'unrecorded')[:8]}, not this checkout's {s['current'][:8]}: "
+                        f"republish it (`{s['remedy']}`, or `make publish`), or mark it (`netzbench stale --mark --docs`)")
     if candidate is None and params["model"] in params["models"] and not params["model_args"]:
         candidate = params["model"]  # in_roster: the candidate block uses the roster cells
     return write_outputs(report, params, candidate, out_dir=root,
