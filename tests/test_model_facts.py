@@ -148,18 +148,6 @@ def test_an_unwritable_cache_costs_an_import_not_an_error(package, monkeypatch):
     assert not list(folder.glob("*.json"))  # no temporary left behind either
 
 
-def test_the_graph_batch_size_read_from_source_is_the_training_loops(monkeypatch):
-    """Planning a graph-level cell reads BATCH_SIZE from training/graph_level.py's source (importing it
-    would import torch): the same values the loop trains with."""
-    from netzbench.run.plan import _graph_batch_sizes, batch_size
-    from netzbench.training.graph_level import BATCH_SIZE
-
-    monkeypatch.delitem(sys.modules, "netzbench.training.graph_level")  # not imported: the source is read
-    assert _graph_batch_sizes.__wrapped__() == BATCH_SIZE
-    assert [batch_size(f) for f in ("graph_cls", "graph_reg", "node_cls", "link_pred")] == \
-        [BATCH_SIZE["graph_cls"], BATCH_SIZE["graph_reg"], None, None]
-
-
 def test_model_families_answers_for_every_kind_of_name(package, monkeypatch):
     from netzbench.model_facts import model_families
 

@@ -15,6 +15,10 @@ from netzbench.run.plan import resolve_hparams
 from netzbench.training import sampling as S
 from netzbench.training.seed import fit_seed
 
+#: the default `train.sampling` block (what resolve_hparams puts into node and link cells)
+SAMPLING_DEFAULT = DEFAULTS["train"]["sampling"]
+
+
 @pytest.fixture(autouse=True, scope="module")
 def _one_thread():
     """One intra-op thread, as seeds train: many small sampled steps slow down 50-fold when two threads
@@ -59,7 +63,7 @@ def _geometric(seed: int, n: int = 300, radius: float = 0.12) -> dict:
 
 
 def test_auto_samples_from_the_threshold_on_full_never_neighbour_always():
-    auto = {**S.DEFAULT, "min_edges": 100}
+    auto = {**SAMPLING_DEFAULT, "min_edges": 100}
     assert not S.applies(auto, 99) and S.applies(auto, 100)
     assert not S.applies({**auto, "mode": "full"}, 10 ** 9)
     assert S.applies({**auto, "mode": "neighbour"}, 1)
@@ -127,7 +131,7 @@ def test_a_sampled_seed_gives_the_same_history_twice(family):
 def test_sampled_and_full_batch_node_training_agree(model):
     """Both learn the block structure; the sampled run is within a few points of the full-batch one."""
     arrays, split = _sbm(1), "stratified_per_seed_50_25_25"
-    full = fit_seed(resolve_model(model), "node_cls", split, arrays, 0, {**HP, "sampling": S.DEFAULT})
+    full = fit_seed(resolve_model(model), "node_cls", split, arrays, 0, {**HP, "sampling": SAMPLING_DEFAULT})
     sampled = fit_seed(resolve_model(model), "node_cls", split, arrays, 0, {**HP, "sampling": NEIGHBOUR})
     assert full["sampling"] == {"train": "full"} and sampled["sampling"]["train"] == "neighbour"
     f, s = full["history"]["test_acc"][-1], sampled["history"]["test_acc"][-1]
@@ -138,7 +142,7 @@ def test_sampled_and_full_batch_node_training_agree(model):
 
 def test_sampled_and_full_batch_link_training_agree():
     arrays, split = _geometric(0), "random_edge_80_10_10"
-    full = fit_seed(resolve_model("GraphSAGE"), "link_pred", split, arrays, 0, {**HP, "sampling": S.DEFAULT})
+    full = fit_seed(resolve_model("GraphSAGE"), "link_pred", split, arrays, 0, {**HP, "sampling": SAMPLING_DEFAULT})
     sampled = fit_seed(resolve_model("GraphSAGE"), "link_pred", split, arrays, 0, {**HP, "sampling": NEIGHBOUR})
     assert full["sampling"] == {"train": "full"} and sampled["sampling"]["train"] == "neighbour"
     f, s = full["history"]["test_auc"][-1], sampled["history"]["test_auc"][-1]
@@ -258,10 +262,10 @@ def test_the_estimate_probes_a_cell_that_will_train_sampled_sampled():
     from netzbench.run.job import Job
     from netzbench.run.probe import with_sampling
 
-    hp = {"epochs": 3, "sampling": {**S.DEFAULT, "min_edges": 1000}}
+    hp = {"epochs": 3, "sampling": {**SAMPLING_DEFAULT, "min_edges": 1000}}
     assert samples(hp, 500) and not samples(hp, 499)  # the threshold counts both directions of each pair
     assert not samples({"epochs": 3}, 10 ** 9)  # graph-level: never
-    assert samples({"sampling": {**S.DEFAULT, "mode": "neighbour"}}, 1)
+    assert samples({"sampling": {**SAMPLING_DEFAULT, "mode": "neighbour"}}, 1)
     job = Job(spec={"hp": hp, "seed": 0}, candidate=0, data_dir="d", meta={}, cwd=".", sys_path=[], threads=1,
               device="cpu", timeout_s=None, max_rss_gb=None, arithmetic="native")
     assert with_sampling(job).spec["hp"]["sampling"]["mode"] == "neighbour"

@@ -89,7 +89,8 @@ BASELINE_MODES = ("separate", "include")
 NODE_SPLITS = ("public", "random")
 #: ``train.parallel_edges``: how attention layers pass messages over a knowledge graph's parallel edges
 PARALLEL_EDGES = ("fused", "per_edge")
-#: ``train.sampling``'s modes and evaluations (training/sampling.py holds the same tuples)
+#: ``train.sampling``'s modes and evaluations (training/planning.py holds the same tuples: params may not import
+#: training, a higher layer; tests/test_planning.py checks they agree)
 SAMPLING_MODES, SAMPLING_EVALS = ("auto", "full", "neighbour"), ("full", "layerwise", "sampled")
 ON_MISSING = ("skip", "fail")
 DEVICES = ("auto", "cpu", "cuda")
@@ -212,15 +213,6 @@ def _check_sections(params: dict, spec: dict = DEFAULTS, where: tuple[str, ...] 
             raise ParamsError(f"params.yaml: `{'.'.join(path)}` must be a mapping, got {got}")
         elif path not in _FREE_KEYS:
             _check_sections(value, default, path)
-
-
-def sampling_applies(setting: dict | None, num_edges: int) -> bool:
-    """Whether a graph of ``num_edges`` message-passing (directed) edges trains neighbour-sampled under
-    ``train.sampling`` = ``setting`` (None: a graph-level task, full batch)."""
-    if not setting:
-        return False
-    mode = setting.get("mode", "full")
-    return mode == "neighbour" or (mode == "auto" and num_edges >= int(setting["min_edges"]))
 
 
 def validate_sampling(block: dict) -> None:

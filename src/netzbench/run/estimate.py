@@ -39,7 +39,7 @@ from ..catalog.sizes import size_of
 from ..catalog.standin import describe, edges_of, scale_for, scaled, write_standin
 from ..catalog.table import get_dataset, get_task
 from ..graphs.layout import read_meta
-from ..params import sampling_applies
+from ..training.planning import sampling_applies
 from ..paths import CACHE_ENV
 from .arithmetic import configure as configure_arithmetic
 from .execute import workers

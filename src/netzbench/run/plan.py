@@ -12,13 +12,11 @@ results into the run record (a :class:`~netzbench.records.RunRecord`).
 
 from __future__ import annotations
 
-import ast
 import json
 import logging
 import os
 import sys
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from ..catalog.card import card_summary
@@ -28,6 +26,7 @@ from ..identity import code_version, seed_key, task_spec
 from ..model_facts import model_families
 from ..protocol import for_task, resolve, trained
 from ..records import SCHEMA_VERSION, RunRecord, cell_status, check_finite, software_versions
+from ..training.planning import batch_size
 from ..training.search import candidates as search_candidates
 from ..training.search import select as select_candidate
 from ..training.search import validation_series
@@ -182,30 +181,6 @@ def candidate_placeholder(task_id: str, params: dict) -> dict | None:
     if model in params["models"] and not params.get("model_args"):
         return {"status": "in_roster", "task": task_id, "model": model}
     return None
-
-
-def batch_size(family: str) -> int | None:
-    """Graphs per optimiser step of ``family`` (None: full batch), as training/graph_level.py trains them."""
-    if family not in ("graph_cls", "graph_reg"):
-        return None
-    return _graph_batch_sizes()[family]
-
-
-@lru_cache(maxsize=1)
-def _graph_batch_sizes() -> dict:
-    """``BATCH_SIZE`` of training/graph_level.py, read from its source where the module is not imported yet:
-    importing it imports torch and PyG, about 3 s that a train stage whose seeds are all cached would pay
-    for one constant (tests/test_model_facts.py compares the two)."""
-    module = sys.modules.get("netzbench.training.graph_level")
-    if module is not None:
-        return module.BATCH_SIZE
-    source = (Path(__file__).resolve().parents[1] / "training" / "graph_level.py").read_text(encoding="utf-8")
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "BATCH_SIZE" for t in node.targets):
-            return ast.literal_eval(node.value)
-    from ..training.graph_level import BATCH_SIZE  # not a literal any more: import it after all
-
-    return BATCH_SIZE
 
 
 def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", model_args: dict | None = None,

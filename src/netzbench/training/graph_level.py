@@ -2,7 +2,7 @@
 
 Each epoch draws a new order of the training graphs from the seed's own
 stream and steps once per batch of ``BATCH_SIZE[family]`` graphs (the
-reference implementation's sizes); validation and held-out sets are
+reference implementation's sizes, :mod:`.planning`); validation and held-out sets are
 evaluated whole. Loss: cross-entropy (BCE over the observed entries for
 multi-label targets); regression: MSE or L1 (``regression_loss`` switch),
 always reported as MAE and RMSE.
@@ -17,9 +17,8 @@ import torch.nn.functional as F
 from . import metrics as M
 from .fit import FitResult, Hyper, check_output, distinct_values, features, fit, is_constant
 from .node import majority_share
+from .planning import BATCH_SIZE
 from .splits import random_index_split, split_rng
-
-BATCH_SIZE = {"graph_cls": 32, "graph_reg": 64}
 
 
 def graph_split(split: str, arrays: dict, seed: int, protocol: dict) -> tuple[np.ndarray, ...]:

@@ -35,10 +35,7 @@ from typing import Callable
 import torch
 
 from .layerwise import layerwise_inference, layerwise_ready
-from ..params import DEFAULTS, SAMPLING_EVALS as EVALS, SAMPLING_MODES as MODES, sampling_applies as applies
-
-#: the resolved block a run record's hyperparameters carry (``train.sampling`` of params.yaml)
-DEFAULT = DEFAULTS["train"]["sampling"]
+from .planning import SAMPLING_EVALS as EVALS, SAMPLING_MODES as MODES, sampling_applies as applies
 
 #: stream offsets of the sampler's generators (kept apart from every other seeded draw)
 _TRAIN_STREAM, _EVAL_STREAM = 0x5A3D, 0x5A3E
