@@ -24,7 +24,7 @@ import torch
 from helpers import REPO, make_params
 from netzbench.models.adapters import DistMultLink, DotProductLink
 from netzbench.models.heuristics import CommonNeighbors, PreferentialAttachment, ResourceAllocation, training_adjacency
-from netzbench.protocol import for_task, resolve
+from netzbench.protocol import Protocol
 from netzbench.report.persistence import read as read_form
 from netzbench.training import link as L
 from netzbench.training import link_eval as LE
@@ -366,7 +366,7 @@ def _strict_run(task_dir: Path, meta: dict, model: str = "MLP") -> dict:
     relational = meta["split"] == "relational_canonical"
     return fit_seed(resolve_model(model), "link_pred", meta["split"], task_arrays(task_dir, 0), 0,
                     dict(hidden_channels=8, lr=0.01, weight_decay=0.0, epochs=1),
-                    protocol=for_task(resolve("strict"), "link_pred", relational=relational))
+                    protocol=Protocol.resolve("strict").for_task("link_pred", relational=relational))
 
 
 def test_strict_keeps_every_offline_link_task_and_declared_ones_clean(tmp_path, mirror, monkeypatch):
@@ -424,10 +424,10 @@ def test_paper_protocol_records_where_held_out_edges_reach_training(tmp_path, mi
         rel = meta["split"] == "relational_canonical"
         rec = fit_seed(resolve_model("MLP"), "link_pred", meta["split"], task_arrays(tmp_path / tid, 0), 0,
                        dict(hidden_channels=8, lr=0.01, weight_decay=0.0, epochs=1),
-                       protocol=for_task(resolve("paper"), "link_pred", relational=rel))
+                       protocol=Protocol.resolve("paper").for_task("link_pred", relational=rel))
         assert rec["leakage"] == leak, tid
     kg = R.train_relational(lambda i, h, o: DistMultLink(_Lin(i, o), 3, o), _kg(), 0, ONE_EPOCH,
-                            protocol=for_task(resolve("paper"), "link_pred", relational=True))
+                            protocol=Protocol.resolve("paper").for_task("link_pred", relational=True))
     assert kg.leakage == ["train_negatives"]
 
 
@@ -452,7 +452,7 @@ def test_a_planted_held_out_edge_is_caught(monkeypatch):
     kg = _kg()
     kg["train_edge_index"] = np.concatenate([kg["train_edge_index"], kg["test_edge_index"][::-1, :1]], axis=1)
     kg["train_edge_type"] = np.concatenate([kg["train_edge_type"], kg["test_edge_type"][:1]])
-    paper_like = {"relational_held_out_overlap": "keep"}
+    paper_like = {"relational_held_out_overlap": "keep", "relational_inputs": "features"}  # inputs from degrees
     kept = R.train_relational(lambda i, h, o: DistMultLink(_Lin(i, o), 3, o), kg, 0, ONE_EPOCH,
                               protocol=paper_like)
     assert kept.leakage == ["message_passing", "structural_features"]
@@ -468,7 +468,7 @@ REPRO = textwrap.dedent("""
     from netzbench.graphs.layout import task_arrays
     from netzbench.models.registry import resolve_model
     from netzbench.params import DEFAULTS, merge, validate
-    from netzbench.protocol import for_task, resolve
+    from netzbench.protocol import Protocol
     from netzbench.training.seed import fit_seed
 
     torch.set_num_threads(1)
@@ -479,7 +479,7 @@ REPRO = textwrap.dedent("""
         rel = meta["split"] == "relational_canonical"
         hp = dict(hidden_channels=64, lr=0.01, weight_decay=0.0, epochs=epochs)
         run = fit_seed(resolve_model(model), "link_pred", meta["split"], task_arrays(f"{data}/{task}", 0), 0, hp,
-                       protocol=for_task(resolve("paper"), "link_pred", relational=rel))
+                       protocol=Protocol.resolve("paper").for_task("link_pred", relational=rel))
         out[f"{task}/{model}"] = run["history"]
     json.dump(out, open(sys.argv[3], "w"))
 """)

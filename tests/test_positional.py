@@ -88,14 +88,14 @@ def test_features_is_a_node_classification_key():
 
 def test_link_prediction_gets_eigenvectors_of_each_seed_s_training_edges_only(tmp_path):
     from netzbench.models.registry import resolve_model
-    from netzbench.protocol import for_task, resolve
+    from netzbench.protocol import Protocol
     from netzbench.training.link import random_edge_split
     from netzbench.training.seed import fit_seed
 
     ei, y = _sbm(size=40, p_in=0.3, p_out=0.01, seed=7)
     _gml(tmp_path / "sbm.gml", ei, y)
     # uniform evaluation negatives: hard (HeaRT) ones are the pairs inside a block, which position cannot rank
-    protocol = {**for_task(resolve("strict"), "link_pred"), "link_eval_negatives": "uniform"}
+    protocol = Protocol(link_eval_negatives="uniform")
     hp = {"hidden_channels": 16, "lr": 0.01, "weight_decay": 0.0, "epochs": 60, "eval_every": 60}
     auc, records = {}, {}
     for choice in ("structural", "laplacian:8", "identity"):

@@ -23,10 +23,10 @@ from helpers import make_params
 
 
 def test_presets_and_overrides():
-    paper, strict = P.resolve("paper"), P.resolve("strict")
+    paper, strict = P.Protocol.resolve("paper").values(), P.Protocol.resolve("strict").values()
     assert set(paper) == set(strict) == set(P.BY_NAME)
     assert all(paper[n] != strict[n] for n in P.BY_NAME)  # every switch is a real difference
-    one = P.resolve("paper", {"link_negatives": "fresh"})
+    one = P.Protocol.resolve("paper", {"link_negatives": "fresh"}).values()
     assert P.differences(one) == {"link_negatives": "fresh"}
     assert P.for_task(paper, "node_cls") == {}
     assert set(P.for_task(paper, "graph_cls")) == {"graph_split"}
@@ -49,9 +49,9 @@ def test_params_reject_bad_protocols(bad, message):
 
 def test_graph_split_80_20_reports_on_the_holdout():
     arrays = {"node_ptr": np.arange(101)}
-    train, val, test = graph_split("random_graph_80_10_10", arrays, 0, {"graph_split": "80_20"})
+    train, val, test = graph_split("random_graph_80_10_10", arrays, 0, P.Protocol(graph_split="80_20"))
     assert len(train) == 80 and len(val) == 20 and np.array_equal(val, test)
-    train, val, test = graph_split("random_graph_80_10_10", arrays, 0, {"graph_split": "80_10_10"})
+    train, val, test = graph_split("random_graph_80_10_10", arrays, 0, P.Protocol(graph_split="80_10_10"))
     assert (len(train), len(val), len(test)) == (80, 10, 10) and not set(val) & set(test)
 
 
@@ -59,9 +59,9 @@ def test_link_split_fractions_and_reference_features():
     pairs = np.array([[i, j] for i in range(30) for j in range(i + 1, 30) if (i + j) % 3 == 0]).T
     five = random_edge_split(30, pairs, 0, val=0.05)
     assert five.val_pos.shape[1] == round(0.05 * pairs.shape[1]) and five.test_pos.shape[1] == round(0.1 * pairs.shape[1])
-    x = link_inputs({"edge_index": pairs, "num_nodes": np.asarray(30)}, five, {"structural_features": "reference"})
+    x = link_inputs({"edge_index": pairs, "num_nodes": np.asarray(30)}, five, P.Protocol(structural_features="reference"))
     assert torch.equal(x, torch.eye(30))  # a small featureless network: one-hot identities
-    x = link_inputs({"edge_index": pairs, "num_nodes": np.asarray(30)}, five, {})
+    x = link_inputs({"edge_index": pairs, "num_nodes": np.asarray(30)}, five, P.Protocol())
     assert x.shape == (30, 2) and torch.all(x[:, 0] == 1)  # [1, log(1 + training degree)]
 
 
@@ -159,7 +159,8 @@ def test_a_headline_only_switch_stays_out_of_the_seed_key(tmp_path, monkeypatch)
     from netzbench.catalog.data import fetch_task
     from netzbench.run.plan import plan_cell
 
-    assert P.trained(P.resolve("strict")) == {k: v for k, v in P.resolve("strict").items() if k != "link_metric"}
+    strict = P.Protocol.resolve("strict").values()
+    assert P.trained(strict) == {k: v for k, v in strict.items() if k != "link_metric"}
     monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path / "cache"))
     plans = {}
     for metric in ("auc", "mrr"):

@@ -80,14 +80,14 @@ def _ring_kg(n=40, seed=0):
 
 
 def test_learnt_entity_embeddings_tell_equal_degree_entities_apart():
-    from netzbench.protocol import resolve, for_task
+    from netzbench.protocol import Protocol
     from netzbench.training.seed import fit_seed
 
     arrays = _ring_kg()
     hp = {"hidden_channels": 16, "lr": 0.02, "weight_decay": 0.0, "epochs": 80, "eval_every": 80}
     out = {}
     for inputs in ("features", "embedding"):
-        protocol = {**for_task(resolve("strict"), "link_pred", relational=True), "relational_inputs": inputs}
+        protocol = Protocol(relational_inputs=inputs)
         res = fit_seed(resolve_model("GCN"), "link_pred", "relational_canonical", arrays, 0, hp, protocol=protocol)
         out[inputs] = res
     # degree features are the same for every entity: the loss cannot leave log 2 by much
@@ -99,5 +99,5 @@ def test_learnt_entity_embeddings_tell_equal_degree_entities_apart():
     assert out["embedding"]["num_params"] == out["features"]["num_params"] - 2 * 16 + 16 * 16 + 40 * 16
     assert out["embedding"]["leakage"] == [] and out["features"]["leakage"] == []
     again = fit_seed(resolve_model("GCN"), "link_pred", "relational_canonical", arrays, 0, hp,
-                     protocol={**for_task(resolve("strict"), "link_pred", relational=True)})
+                     protocol=Protocol.resolve("strict").for_task("link_pred", relational=True))
     assert again["history"] == out["embedding"]["history"]  # strict's default, and deterministic

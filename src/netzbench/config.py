@@ -24,7 +24,7 @@ from .models.registry import MODEL_REGISTRY, ModelError, builtin_families
 from .models.roster import BUILTIN_MODELS
 from .params import closest, load_params, undo_hint, validation_is_reported
 from .paths import repository_on_path
-from .protocol import resolve
+from .protocol import Protocol
 
 
 def configure(params: dict) -> dict:
@@ -109,7 +109,7 @@ def check_names(params: dict, *, import_models: bool = False, source: str = "par
 def _check_selection(params: dict, fail) -> None:
     """Refuse what selects on a validation set that is the reported test set (the ``graph_split: 80_20``
     graph tasks, :func:`netzbench.params.validation_is_reported`): ``best_val`` and a search."""
-    switches = resolve(params["protocol"], params["protocol_overrides"])
+    switches = Protocol.resolve(params["protocol"], params["protocol_overrides"]).values()
     tasks = [t for t in params["tasks"] if validation_is_reported(switches, get_task(t).family, get_task(t).split)]
     if not tasks:
         return

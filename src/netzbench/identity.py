@@ -56,6 +56,7 @@ EXECUTION_ONLY = {
     "netzbench.params": "validation; the resolved values enter the key as hyperparameters",
     "netzbench.params_file": "reads the params file safely (size, duplicate keys, anchor bombs); decides no value",
     "netzbench.paths": "where files live, imports by reference",
+    "netzbench.settings": "params resolved once into frozen settings; the values enter the key as hyperparameters",
     "netzbench.records": "reading and writing run records",
     "netzbench.study": "the protocol study: runs variants through the same plan -> executor -> record path",
     "netzbench.seed_plan": "adaptive seeds: rounds of the same plan -> executor -> record path",

@@ -21,6 +21,7 @@ models' reference configurations, the epoch budgets of ``params.yaml``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping
 
 
 @dataclass(frozen=True)
@@ -120,11 +121,69 @@ APPLIES = {"node_cls": (), "graph_cls": ("graph",), "graph_reg": ("graph", "grap
            "link_pred": ("link_pred", "link_any", "features"), "relational": ("relational", "link_any", "features")}
 
 
-def resolve(protocol: str, overrides: dict | None = None) -> dict[str, str]:
-    """Every switch's value under ``protocol`` with ``overrides`` applied (validated by params)."""
-    values = {s.name: getattr(s, protocol) for s in SWITCHES}
-    values.update(overrides or {})
-    return values
+def _strict(name: str) -> str:
+    """The strict protocol's value of switch ``name``: what a switch nobody set is (its one default)."""
+    return BY_NAME[name].strict
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """The resolved switches, one attribute each (names and choices: :data:`SWITCHES`).
+
+    A switch not given is the strict protocol's value, read from :data:`SWITCHES`: the only default
+    there is, for every trainer alike. :meth:`resolve` turns a preset and its overrides into one (once
+    per run, by :class:`netzbench.settings.Settings`); :meth:`of` reads the switches a job or a run
+    record carries (a task's part of them: the others keep their defaults, which cannot move it)."""
+
+    graph_split: str = _strict("graph_split")
+    regression_loss: str = _strict("regression_loss")
+    link_split: str = _strict("link_split")
+    link_negatives: str = _strict("link_negatives")
+    link_eval_negatives: str = _strict("link_eval_negatives")
+    link_metric: str = _strict("link_metric")
+    structural_features: str = _strict("structural_features")
+    relational_message_passing: str = _strict("relational_message_passing")
+    relational_negatives: str = _strict("relational_negatives")
+    relational_eval_negatives: str = _strict("relational_eval_negatives")
+    relational_eval_side: str = _strict("relational_eval_side")
+    relational_held_out_overlap: str = _strict("relational_held_out_overlap")
+    relational_inputs: str = _strict("relational_inputs")
+    relation_init: str = _strict("relation_init")
+    synthetic_graphs: str = _strict("synthetic_graphs")
+
+    def __post_init__(self):
+        for name, value in self.values().items():
+            if value not in BY_NAME[name].choices:
+                raise ValueError(f"protocol switch {name!r} must be one of {list(BY_NAME[name].choices)}, "
+                                 f"got {value!r}")
+
+    @classmethod
+    def resolve(cls, preset: str, overrides: Mapping[str, str] | None = None) -> Protocol:
+        """Every switch under the preset ``preset`` (``paper`` or ``strict``) with ``overrides`` applied
+        (names and values validated by :mod:`netzbench.params` before)."""
+        if preset not in PROTOCOLS:
+            raise ValueError(f"unknown protocol {preset!r}; protocols: {list(PROTOCOLS)}")
+        return cls(**{**{s.name: getattr(s, preset) for s in SWITCHES}, **dict(overrides or {})})
+
+    @classmethod
+    def of(cls, switches: Protocol | Mapping[str, str] | None) -> Protocol:
+        """``switches`` as a :class:`Protocol`: a mapping of some switches (a job's, a record's; none: the
+        strict protocol) with the rest at their defaults; a :class:`Protocol` as it is."""
+        if isinstance(switches, Protocol):
+            return switches
+        return cls(**dict(switches or {}))
+
+    def values(self) -> dict[str, str]:
+        """Every switch's value, in :data:`SWITCHES`' order (a new plain dict)."""
+        return {s.name: getattr(self, s.name) for s in SWITCHES}
+
+    def for_task(self, family: str, relational: bool = False) -> dict[str, str]:
+        """The switches that can move a task of ``family`` (:func:`for_task`)."""
+        return for_task(self.values(), family, relational=relational)
+
+    def differences(self) -> dict[str, str]:
+        """The switches at which this protocol differs from the paper's (:func:`differences`)."""
+        return differences(self.values())
 
 
 def for_task(values: dict[str, str], family: str, relational: bool = False) -> dict[str, str]:

@@ -37,7 +37,7 @@ from .graphs.layout import read_meta
 from .identity import code_version
 from .params import merge
 from .paths import cache_root
-from .protocol import BY_NAME, for_task, resolve
+from .protocol import BY_NAME, Protocol
 from .records import StagedFiles, write_json_atomic
 from .report import BenchmarkReport
 from .report.options import options_from_params
@@ -57,7 +57,7 @@ def task_switches(task_id: str, meta: dict, task_dir: str | Path | None = None) 
     """The switches that can move ``task_id`` (given its fetched ``meta``; ``task_dir``, where its data
     is, lets a switch that would change nothing on these data be left out, e.g.
     ``relational_held_out_overlap`` where no training triple restates a held-out one)."""
-    names = list(for_task(resolve("paper"), meta["family"], relational=meta.get("split") == "relational_canonical"))
+    names = list(Protocol.resolve("paper").for_task(meta["family"], relational=meta.get("split") == "relational_canonical"))
     has_features = bool(meta.get("synthetic") or (meta.get("counts") or {}).get("num_features"))
     if has_features and "structural_features" in names:
         names.remove("structural_features")
@@ -98,8 +98,8 @@ def variants(switches: list[str]) -> dict[str, tuple[str, dict]]:
 
 def _data_dir(task_id: str, variant_params: dict, params: dict, data_root: Path) -> Path:
     """The main ``data/<task>`` unless the variant generates other instances (``synthetic_graphs``)."""
-    graphs = resolve(variant_params["protocol"], variant_params["protocol_overrides"])["synthetic_graphs"]
-    if graphs == resolve(params["protocol"], params["protocol_overrides"])["synthetic_graphs"]:
+    graphs = Protocol.resolve(variant_params["protocol"], variant_params["protocol_overrides"]).synthetic_graphs
+    if graphs == Protocol.resolve(params["protocol"], params["protocol_overrides"]).synthetic_graphs:
         return data_root / task_id
     root = cache_root() / "study-data" / graphs
     # every time, like the fetch stage: an unchanged task is left as it is in well under a second, and a

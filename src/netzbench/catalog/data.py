@@ -29,7 +29,7 @@ from ..graphs.convert import default_split, discarded, to_arrays, to_bundle
 from ..graphs.counts import dropped_record, meta_counts
 from ..graphs.layout import CARD, GENERATOR_VERSION, GRAPH, SEEDS, data_hash, save_arrays, seed_file, write_meta
 from ..paths import cache_root, child, resolve_mirror
-from ..protocol import resolve
+from ..protocol import Protocol
 from .card import current_card
 from .checks import DatasetError, check_arrays, normalise_labels
 from .custom import GENERATOR as CUSTOM_GENERATOR
@@ -245,7 +245,7 @@ def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: di
             log.info(f"{task_id}: {record['notes']['recognised']}")
     elif ds.synthetic:
         gen_params = dict(ds.generator_params)
-        if resolve(params["protocol"], params["protocol_overrides"])["synthetic_graphs"] == "reference":
+        if Protocol.resolve(params["protocol"], params["protocol_overrides"]).synthetic_graphs == "reference":
             gen_params.update(ds.reference_params)
         meta.update(status="ok", synthetic=True, generator=ds.processor_ref,
                     generator_params=gen_params, generator_version=GENERATOR_VERSION)

@@ -24,7 +24,7 @@ from ..families import headline
 from ..graphs.layout import data_hash, read_meta, seed_data_hash
 from ..identity import code_version, seed_key, task_spec
 from ..model_facts import model_families
-from ..protocol import for_task, resolve, trained
+from ..protocol import Protocol, trained
 from ..records import SCHEMA_VERSION, RunRecord, cell_status, check_finite, software_versions
 from ..training.planning import batch_size
 from ..training.search import candidates as search_candidates
@@ -205,7 +205,7 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
     epochs, epochs_source = resolve_epochs(params, task_id, meta, task_dir)
     relational = meta.get("split") == "relational_canonical"
     hp = resolve_hparams(params, family, epochs, relational=relational)
-    switches = for_task(resolve(params["protocol"], params["protocol_overrides"]), family, relational=relational)
+    switches = Protocol.resolve(params["protocol"], params["protocol_overrides"]).for_task(family, relational=relational)
     metric, direction = headline(family, switches, meta.get("metric"))  # meta: the dataset's, if not the default
     if role == "roster" and model_args is None:
         model_args = params["train"]["model_config"].get(model)  # overrides of the reference configuration

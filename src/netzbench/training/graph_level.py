@@ -14,6 +14,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..protocol import Protocol
 from . import metrics as M
 from .fit import FitResult, Hyper, check_output, distinct_values, features, fit, is_constant
 from .node import majority_share
@@ -21,14 +22,14 @@ from .planning import BATCH_SIZE
 from .splits import random_index_split, split_rng
 
 
-def graph_split(split: str, arrays: dict, seed: int, protocol: dict) -> tuple[np.ndarray, ...]:
+def graph_split(split: str, arrays: dict, seed: int, protocol: Protocol) -> tuple[np.ndarray, ...]:
     """Indices of train/val/test graphs: the dataset's ``split`` array, else a per-seed cut
     (``graph_split``: 80/10/10, or 80/20 with the 20 % serving as validation and test set)."""
     n_graphs = len(arrays["node_ptr"]) - 1
     if split == "dataset_split":
         code = np.asarray(arrays["split"])
         return tuple(np.flatnonzero(code == i) for i in range(3))
-    if protocol.get("graph_split", "80_10_10") == "80_20":
+    if protocol.graph_split == "80_20":
         train, holdout, _ = random_index_split(n_graphs, seed, frac=(0.8, 0.2, 0.0))
         return train, holdout, holdout
     return random_index_split(n_graphs, seed)
@@ -45,10 +46,10 @@ def _graphs(arrays: dict, x_all: torch.Tensor, y_all: torch.Tensor) -> list:
 
 
 def train_graph_level(build, arrays: dict, seed: int, hp: Hyper, family: str, split: str = "", device="cpu",
-                      on_epoch=None, protocol: dict | None = None) -> FitResult:
+                      on_epoch=None, protocol: Protocol | dict | None = None) -> FitResult:
     from torch_geometric.data import Batch
 
-    protocol = protocol or {}
+    protocol = Protocol.of(protocol)
     x_all = features(arrays)
     regression = family == "graph_reg"
     y_np = np.asarray(arrays["y"])
@@ -77,7 +78,7 @@ def train_graph_level(build, arrays: dict, seed: int, hp: Hyper, family: str, sp
 
     def loss_fn(out, y):
         if regression:
-            return F.mse_loss(out, y) if protocol.get("regression_loss") == "mse" else F.l1_loss(out, y)
+            return F.mse_loss(out, y) if protocol.regression_loss == "mse" else F.l1_loss(out, y)
         if multilabel:
             mask = ~torch.isnan(y)
             return F.binary_cross_entropy_with_logits(out[mask], y[mask])

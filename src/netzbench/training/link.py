@@ -40,7 +40,7 @@ from ..graphs.features import (IDENTITY_LIMIT, identity_features, laplacian_eige
 from ..models.adapters import DotProductLink
 from ..models.dot_product import train_scores
 from ..models.heuristics import training_adjacency
-from ..protocol import BY_NAME
+from ..protocol import Protocol
 from . import metrics as M
 from . import sampling as S
 from .fit import (FitResult, Hyper, check_output, distinct_values, fit, is_constant, maybe_adjacency, maybe_sparse,
@@ -90,7 +90,7 @@ def random_edge_split(num_nodes: int, edge_index: np.ndarray, seed: int, val: fl
     return EdgeSplit(num_nodes, train_pos, val_pos, test_pos, neg[:, :n_val], neg[:, n_val:], ids)
 
 
-def link_inputs(arrays: dict, split: EdgeSplit, protocol: dict) -> torch.Tensor:
+def link_inputs(arrays: dict, split: EdgeSplit, protocol: Protocol) -> torch.Tensor:
     """Node inputs: the graph's ``x``; for a featureless graph, the ``laplacian_k`` lowest Laplacian
     eigenvectors of this seed's training graph where the dataset asks for them (a declared graph's
     ``features: laplacian``), else structural features of the training edges, or (``reference``)
@@ -101,23 +101,23 @@ def link_inputs(arrays: dict, split: EdgeSplit, protocol: dict) -> torch.Tensor:
         return torch.as_tensor(arrays["x"], dtype=torch.float32)
     if "laplacian_k" in arrays:  # positional features from the training edges only: nothing held out leaks
         return torch.as_tensor(laplacian_eigenvectors(split.train_pos, n, int(arrays["laplacian_k"])))
-    if protocol.get("structural_features") == "reference":
+    if protocol.structural_features == "reference":
         x = identity_features(n) if n <= IDENTITY_LIMIT else log_degree_features(n, undirected_pairs(arrays["edge_index"]))
         return torch.as_tensor(x)
     return torch.as_tensor(structural_features(n, split.train_pos))
 
 
-def feature_edges(arrays: dict, split: EdgeSplit, protocol: dict) -> np.ndarray | None:
+def feature_edges(arrays: dict, split: EdgeSplit, protocol: Protocol) -> np.ndarray | None:
     """The pairs [2, e] the inputs of :func:`link_inputs` were computed from; None where no edge enters
     them (the graph's own ``x``, one-hot identities)."""
     if "x" in arrays:
         return None
-    if "laplacian_k" not in arrays and protocol.get("structural_features") == "reference":
+    if "laplacian_k" not in arrays and protocol.structural_features == "reference":
         return undirected_pairs(arrays["edge_index"]) if split.num_nodes > IDENTITY_LIMIT else None
     return split.train_pos
 
 
-def _leakage(arrays: dict, split: EdgeSplit, protocol: dict, train_negatives: np.ndarray | None,
+def _leakage(arrays: dict, split: EdgeSplit, protocol: Protocol, train_negatives: np.ndarray | None,
              trained: bool) -> list[str]:
     """The guard's verdict for this seed (module docstring); a heuristic (``trained`` False) sees the
     training graph only."""
@@ -156,11 +156,11 @@ def _score_pairs(model, z: torch.Tensor, pairs: torch.Tensor) -> torch.Tensor:
 
 
 def train_link_pred(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on_epoch=None,
-                    protocol: dict | None = None) -> FitResult:
-    protocol = protocol or {}
+                    protocol: Protocol | dict | None = None) -> FitResult:
+    protocol = Protocol.of(protocol)
     n = num_nodes(arrays)
-    split = random_edge_split(n, arrays["edge_index"], seed, val=VAL_FRACTION[protocol.get("link_split", "10_10")])
-    setting = protocol.get("link_eval_negatives", BY_NAME["link_eval_negatives"].strict)
+    split = random_edge_split(n, arrays["edge_index"], seed, val=VAL_FRACTION[protocol.link_split])
+    setting = protocol.link_eval_negatives
     held = held_out_sets(split, setting, seed, arrays.get("x"))
     design = {"redrawn": True, "n_train": int(split.train_pos.shape[1]), "n_test": int(split.test_pos.shape[1])}
     x = link_inputs(arrays, split, protocol).to(device)
@@ -193,7 +193,7 @@ def train_link_pred(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on_
     n_pos = tp.shape[1]
     train_labels = torch.cat([torch.ones(n_pos), torch.zeros(n_pos)]).to(device)
     fixed = None
-    if protocol.get("link_negatives") == "fixed":  # drawn once, never a held-out negative either
+    if protocol.link_negatives == "fixed":  # drawn once, never a held-out negative either
         taken = np.concatenate([split.all_pair_ids, split.val_neg[0] * n + split.val_neg[1],
                                 split.test_neg[0] * n + split.test_neg[1]])
         fixed = torch.as_tensor(sample_negative_pairs(n, taken, n_pos, neg_rng), dtype=torch.long).to(device)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ..protocol import Protocol
 from .fit import FitResult, Hyper
 from .graph_level import train_graph_level
 from .link import train_link_pred
@@ -29,7 +30,7 @@ from .relational import train_relational
 
 
 def train(family: str, split: str, build, arrays: dict, seed: int, hp: Hyper, device="cpu",
-          on_epoch: Callable[[int], None] | None = None, protocol: dict | None = None) -> FitResult:
+          on_epoch: Callable[[int], None] | None = None, protocol: Protocol | dict | None = None) -> FitResult:
     """Dispatch to the family's trainer (on ``device``; ``on_epoch(epoch)`` after every epoch) under
     the resolved ``protocol`` switches (:mod:`netzbench.protocol`; none: the strict protocol)."""
     if family == "node_cls":

@@ -52,7 +52,7 @@ from ..graphs.features import log_degree_features, structural_features
 from ..models.adapters import DistMultLink
 from ..models.distmult import train_scores
 from ..models.heuristics import training_adjacency
-from ..protocol import BY_NAME
+from ..protocol import Protocol
 from . import metrics as M
 from .fit import (FitResult, Hyper, check_output, distinct_values, fit, is_constant, maybe_sparse, model_graph,
                   multigraph_graph, num_nodes)
@@ -247,17 +247,17 @@ def _reachable_by_tail_corruption(held: np.ndarray, train: np.ndarray, n: int, n
     return held[:, reach]
 
 
-def _inputs(arrays: dict, train_edges: np.ndarray, n: int, protocol: dict) -> torch.Tensor:
+def _inputs(arrays: dict, train_edges: np.ndarray, n: int, protocol: Protocol) -> torch.Tensor:
     if "x" in arrays:
         return torch.as_tensor(arrays["x"], dtype=torch.float32)
-    if protocol.get("structural_features") == "reference":  # 3-d log-degrees of the training heads
+    if protocol.structural_features == "reference":  # 3-d log-degrees of the training heads
         return torch.as_tensor(log_degree_features(n, train_edges[0]))
     return torch.as_tensor(structural_features(n, train_edges))
 
 
 def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on_epoch=None,
-                     protocol: dict | None = None) -> FitResult:
-    protocol = protocol or {}
+                     protocol: Protocol | dict | None = None) -> FitResult:
+    protocol = Protocol.of(protocol)
     n = num_nodes(arrays)
     num_rel = int(np.asarray(arrays["num_relations"]).reshape(-1)[0])
     canonical = {s: np.stack([arrays[f"{s}_edge_index"][0], arrays[f"{s}_edge_type"], arrays[f"{s}_edge_index"][1]])
@@ -265,16 +265,16 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on
     held = np.concatenate([canonical["valid"], canonical["test"]], axis=1)
     held_ids = triple_ids(held, n, num_rel)
     trip = dict(canonical)
-    if protocol.get("relational_held_out_overlap", BY_NAME["relational_held_out_overlap"].strict) == "drop":
+    if protocol.relational_held_out_overlap == "drop":
         trip["train"] = trip["train"][:, ~np.isin(triple_ids(trip["train"], n, num_rel), held_ids)]
     train_ids_undirected = triple_ids(trip["train"], n, num_rel)
-    embedded = protocol.get("relational_inputs") == "embedding" and "x" not in arrays
+    embedded = protocol.relational_inputs == "embedding" and "x" not in arrays
     x = None if embedded else _inputs(arrays, trip["train"][[0, 2]], n, protocol).to(device)
     ei = torch.as_tensor(trip["train"][[0, 2]], dtype=torch.long).to(device)
     model = build(hp.hidden_channels if embedded else x.shape[1], hp.hidden_channels, hp.hidden_channels)
     held_out = held_out_sets(canonical, n, num_rel, seed)  # filtered against every known fact
-    resampled = protocol.get("relational_eval_negatives") == "resampled"
-    tail_only = protocol.get("relational_eval_side", BY_NAME["relational_eval_side"].strict) == "tail"
+    resampled = protocol.relational_eval_negatives == "resampled"
+    tail_only = protocol.relational_eval_side == "tail"
     eval_rng = split_rng(seed, "relational_eval_resampled")
     design = {"redrawn": False, "n_train": int(trip["train"].shape[1]), "n_test": int(trip["test"].shape[1])}
     fixed_neg = "tail" if tail_only else "either"
@@ -294,7 +294,7 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on
         model.entity_embedding = torch.nn.Embedding(n, hp.hidden_channels)
     model = model.to(device)
     inputs = (lambda: model.entity_embedding.weight) if embedded else (lambda x=maybe_sparse(model, x): x)
-    if protocol.get("relational_message_passing") == "directed_triples":
+    if protocol.relational_message_passing == "directed_triples":
         mp_edges = multigraph_graph(model, ei, n, hp.parallel_edges)  # head -> tail, one message per triple
     else:
         mp_edges = model_graph(model, torch.cat([ei, ei.flip(0)], dim=1), n)
@@ -305,7 +305,7 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on
     train_pos = torch.as_tensor(trip["train"]).to(device)
     neg_rng = split_rng(seed, "train_negatives")
     labels = torch.cat([torch.ones(train_pos.shape[1]), torch.zeros(train_pos.shape[1])]).to(device)
-    tail_filtered = protocol.get("relational_negatives") == "tail_filtered"
+    tail_filtered = protocol.relational_negatives == "tail_filtered"
     known = _sorted_unique(np.concatenate([train_ids_undirected, held_ids]))  # every fact, in either direction
     # the held-out triples the training corruptions can draw: the reference's, filtered against training
     # triples only, reach some; head_or_tail ones are redrawn while known, so none by construction

@@ -12,6 +12,8 @@ import resource
 import time
 import traceback
 
+from ..protocol import Protocol
+
 
 def set_seed(seed: int) -> None:
     import numpy as np
@@ -36,7 +38,7 @@ def peak_rss_mb() -> float:
 
 
 def fit_seed(spec, family: str, split: str, arrays: dict, seed: int, hp: dict, device="cpu",
-             on_epoch=None, protocol: dict | None = None) -> dict:
+             on_epoch=None, protocol=None) -> dict:
     """Train one seed of model ``spec`` on ``arrays`` under the resolved ``protocol`` switches
     (:mod:`netzbench.protocol`; none: the strict protocol); the result dict of a finished seed
     (raises on error)."""
@@ -54,8 +56,8 @@ def fit_seed(spec, family: str, split: str, arrays: dict, seed: int, hp: dict, d
     if split == "relational_canonical":
         num_relations = int(arrays["num_relations"].reshape(-1)[0])
 
-    protocol = protocol or {}
-    relation_init = protocol.get("relation_init", "xavier")
+    protocol = Protocol.of(protocol)  # a job's switches (the task's part); the others at their defaults
+    relation_init = protocol.relation_init
 
     budget = hp.get("param_budget")
     heuristic = is_heuristic(spec)

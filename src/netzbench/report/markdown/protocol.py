@@ -5,7 +5,7 @@ The values come from the facts and the run's parameters; the wording is ``templa
 
 from __future__ import annotations
 
-from ...protocol import resolve
+from ...protocol import Protocol
 from ..facts import ReportFacts
 from ..figure_files import family_name
 from ..within_task import TEST_NAMES
@@ -121,7 +121,7 @@ def protocol(facts: ReportFacts, params: dict) -> list[str]:
         budget=budget_table(report) if train.get("param_budget") else [],
         random_node_split=train.get("node_split") == "random", protocol=params.get("protocol"),
         overrides=params.get("protocol_overrides") or {},
-        switches=resolve(params["protocol"], params.get("protocol_overrides")) if params.get("protocol") else {},
+        switches=Protocol.resolve(params["protocol"], params.get("protocol_overrides")).values() if params.get("protocol") else {},
         epoch_selection=report.epoch_selection,
         unsupported=[(r["task"], r["reason"]) for r in report.epoch_selection_support()
                      if not r["best_val_possible"] and r["n_runs"]],
