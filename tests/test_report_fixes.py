@@ -272,7 +272,8 @@ def test_structure_sentences_state_the_direction_and_ask_the_heuristics(built):
     assert "does not reward structure" not in fb and "does not beat" not in fb
     tsp = lines["random_tsp"]
     assert "the best GNN (GCN) does not beat the structure-free MLP significantly" in tsp
-    assert "the task rewards structure, **the GNNs do not use it**" in tsp
+    assert "the task rewards structure, and **the best GNN, given graph and features, is not significantly better " \
+           "than the features alone**" in tsp and "random_tsp`'s coordinates" in tsp  # the MLP sees what defines the graph
     assert "**the task does not reward structure**" in lines["karate"]  # no heuristic serves node tasks
     per_task = metrics["baselines"]["per_task"]
     assert per_task["fb15k_237"]["structure_free_better"] is True

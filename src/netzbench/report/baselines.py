@@ -32,7 +32,9 @@ are Holm-adjusted together (one family: every claim the report makes about
 the task's baselines). If neither the best GNN nor the best structure-only
 baseline beats the best structure-free baseline significantly, the task does
 not reward structure; if the structure-only one does and the best GNN does
-not, the task rewards structure and the GNNs do not use it.
+not, the task rewards structure and the best GNN, given graph and features, does not beat the features alone.
+The best of each group is chosen on the test values its test then uses: the p-values do not account for
+that selection (REPORT.md says so).
 """
 
 from __future__ import annotations
@@ -97,7 +99,8 @@ def comparison(final: Mapping[str, Mapping[str, np.ndarray]], directions: Mappin
     it does not; None: no structure-free baseline), ``structure_free_better`` (the structure-free
     baseline is significantly better than the best GNN), ``structure_only`` (the best structure-only
     baseline or None), ``structure_only_p_holm`` and ``structure_only_beats_free`` (it beats the best
-    structure-free baseline significantly; None without both), ``method`` and ``note``. The task does
+    structure-free baseline significantly; None without both), ``structure_free_beats_only`` (the reverse),
+    ``method`` and ``note``. The task does
     not reward structure when ``rewards_structure`` and ``structure_only_beats_free`` are both not
     True (module docstring). A task without a GNN or without a baseline result has
     ``verdict = "no_comparison"``.
@@ -117,7 +120,8 @@ def comparison(final: Mapping[str, Mapping[str, np.ndarray]], directions: Mappin
                "mean_diff": None, "p_raw": None, "p_holm": None, "n_seeds": 0, "degenerate": False,
                "significant": False, "verdict": "no_comparison", "structure_p_holm": None,
                "rewards_structure": None, "structure_free_better": False, "structure_only": only,
-               "structure_only_p_holm": None, "structure_only_beats_free": None, "note": ""}
+               "structure_only_p_holm": None, "structure_only_beats_free": None,
+               "structure_free_beats_only": None, "note": ""}
         if gnn is None or base is None:
             row["note"] = "no result of a model under test" if gnn is None else "no baseline result"
             rows.append(row)
@@ -141,8 +145,9 @@ def comparison(final: Mapping[str, Mapping[str, np.ndarray]], directions: Mappin
             row["structure_free_better"] = beats is False
             if only is not None:
                 row["structure_only_p_holm"] = adjusted[-1]
-                row["structure_only_beats_free"] = _favours(
-                    tests[-1]["mean_diff"], bool(np.isfinite(adjusted[-1]) and adjusted[-1] < alpha), direction) is True
+                only_wins = _favours(tests[-1]["mean_diff"], bool(np.isfinite(adjusted[-1]) and adjusted[-1] < alpha),
+                                     direction)
+                row["structure_only_beats_free"], row["structure_free_beats_only"] = only_wins is True, only_wins is False
         if main["degenerate"]:
             row["note"] = "zero spread of the paired differences: exact sign test (or no test when all are zero)"
         rows.append(row)

@@ -213,7 +213,7 @@ def report_metrics(facts: ReportFacts) -> dict:
 BASELINE_FIELDS = ("best_gnn", "gnn_mean", "best_baseline", "baseline_kind", "baseline_mean", "mean_diff", "p_raw",
                    "p_holm", "n_seeds", "significant", "verdict", "structure_free", "structure_p_holm",
                    "rewards_structure", "structure_free_better", "structure_only", "structure_only_p_holm",
-                   "structure_only_beats_free")
+                   "structure_only_beats_free", "structure_free_beats_only")
 
 
 def baseline_metrics(facts: ReportFacts) -> dict:
