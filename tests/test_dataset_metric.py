@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import netzbench.params
+from netzbench.catalog.card import card_text, current_card
 from netzbench.catalog.data import fetch_task
 from netzbench.catalog.table import DATASETS, TASKS
 from netzbench.families import METRIC_FAMILIES, headline
@@ -98,6 +99,13 @@ def test_meta_names_a_non_default_metric_only(fake_mirror, tmp_path):
     roman = fetch_task("roman_empire", params, data_root=tmp_path / "data")
     assert questions["metric"] == "roc_auc" and task_spec(questions)["metric"] == "roc_auc"
     assert "metric" not in roman and "metric" not in task_spec(roman)  # accuracy: the default, no new key
+    # the card states the class imbalance and the constant predictor's score in the task's metric
+    q_card, r_card = (current_card(tmp_path / "data" / t)["labels"] for t in ("questions", "roman_empire"))
+    assert q_card["metric"] == "roc_auc" and q_card["constant_predictor"] == 0.5
+    assert q_card["minority_share"] == 0.2 and q_card["imbalance_ratio"] == 4.0 and q_card["majority_share"] == 0.8
+    assert r_card["metric"] == "accuracy" and r_card["constant_predictor"] == r_card["majority_share"] == 0.35
+    assert r_card["imbalance_ratio"] == round(14 / 13, 2)
+    assert "constant predictor 0.5" in card_text(current_card(tmp_path / "data" / "questions"))
 
 
 def roc_auc_score(y, score) -> float:

@@ -66,7 +66,7 @@ def test_a_run_without_them_says_nothing():
 def test_each_question_is_answered_where_the_run_has_what_answers_it():
     facts, md = _built(_report(search=True), controls=CONTROLS, seed_plan=SEEDS)
     assert "## 14. Three questions" in md
-    assert "| `cora` | GCN | no edges | 0.8100 | 0.5500 | +0.2600 [+0.2000, +0.3200] | structure helps |" in md
+    assert "| `cora` | GCN | no edges | 0.8100 | 0.5500 | – | +0.2600 [+0.2000, +0.3200] | structure helps |" in md
     assert "no detectable effect (smallest detectable: 0.031)" in md and "elsewhere" not in md  # the run's tasks only
     assert "GCN and GraphSAGE change places at a budget of 2 trial(s)" in md
     assert "6 seed runs instead of 10 (40 % saved)" in md and "| `cora` | GCN | GraphSAGE | different | 3 |" in md

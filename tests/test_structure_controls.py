@@ -88,6 +88,10 @@ def test_structure_helps_where_labels_follow_it_and_not_where_they_follow_the_fe
         assert none["verdict"] == "no detectable effect", none
         assert none["lo"] <= 0 <= none["hi"] and none["mde"] > 0
     assert (tmp_path / "controls.json").is_file() and (tmp_path / "by_structure~rewired" / "meta.json").is_file()
+    for r in result["rows"]:  # issue 52: the constant predictor beside both means, flags, convergence
+        assert r["constant"] == pytest.approx(0.5, abs=0.1) and r["identical_to"] is None
+        assert r["original_flags"] == {} and r["control_flags"] == {}
+        assert r["original_converged"] in (True, False, None) and isinstance(r["not_converged"], list)
 
 
 def test_the_command_reads_the_controls_block_and_its_arguments_win(tmp_path, monkeypatch):

@@ -332,6 +332,20 @@ def seeds(target_effect: float | None, looks: str | None, alpha: float | None, p
                   data_root=data_root, out=out)
 
 
+def epoch_budgets(budgets, tasks: list[str]) -> dict[str, int]:
+    """``--epochs TASK=N`` options as ``{task: N}``; a malformed one, a task not being run or a
+    non-positive N is a one-line error."""
+    out = {}
+    for text in budgets:
+        task, sep, n = text.partition("=")
+        if not sep or not task or not n.strip().isdigit() or int(n) <= 0:
+            raise UserError(f"--epochs {text!r}: give TASK=N with N a positive whole number of epochs")
+        if task not in tasks:
+            raise UserError(f"--epochs {text!r}: {task} is not one of the tasks being run ({', '.join(tasks)})")
+        out[task] = int(n)
+    return out
+
+
 @main.command()
 @click.argument("tasks", nargs=-1)
 @click.option("--models", "only", multiple=True,
@@ -339,9 +353,12 @@ def seeds(target_effect: float | None, looks: str | None, alpha: float | None, p
 # params.CONTROL_KINDS, spelt out: importing params here would add it to every command's start (tested equal)
 @click.option("--control", "kinds", multiple=True, type=click.Choice(["no_edges", "rewired", "random_graph"]),
               help="Controls to run (repeatable) [default: controls.kinds, all three].")
+@click.option("--epochs", "budgets", multiple=True, metavar="TASK=N",
+              help="Epoch budget of TASK and its controls (repeatable) [default: train.epochs, else the "
+                   "catalogue's budget].")
 @click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
 @click.option("--data-root", default="data", show_default=True)
-def controls(tasks, only, kinds, params_path, data_root) -> None:
+def controls(tasks, only, kinds, budgets, params_path, data_root) -> None:
     """Does the graph matter? Train each model on TASKS (default: controls.tasks of params.yaml) and on
     their structure controls (no edges, a degree-preserving rewiring, a random graph with as many edges),
     and say per task, model and control whether structure helps, hurts, or has no detectable effect
@@ -357,8 +374,10 @@ def controls(tasks, only, kinds, params_path, data_root) -> None:
         raise UserError("give the TASKS to run the structure controls on, or set controls.tasks in params.yaml")
     for task in tasks:
         check_task_name(params, task)
+    epochs = epoch_budgets(budgets, tasks)
     try:
-        run_controls(params, tasks, list(only) or block["models"], tuple(kinds or block["kinds"]), data_root=data_root)
+        run_controls(params, tasks, list(only) or block["models"], tuple(kinds or block["kinds"]), data_root=data_root,
+                     **({"epochs": epochs} if epochs else {}))
     except ControlError as exc:
         raise UserError(str(exc)) from None
 

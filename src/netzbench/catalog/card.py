@@ -9,9 +9,12 @@
   largest one's share, degree min/median/mean/max; for collections the
   number of graphs and their size distribution; for knowledge graphs the
   entities, relations and triples per split;
-- ``labels``: classes and their counts, the majority-class share, and for
-  node classification edge and adjusted homophily and label informativeness
-  (:mod:`.graph_stats`); targets of regression;
+- ``labels``: classes and their counts, the majority-class share, the class
+  imbalance (the minority class's share, majority/minority ratio), the
+  metric the task is scored by and the constant predictor's score in it (the
+  majority share for accuracy, 0.5 for ROC-AUC), and for node classification
+  edge and adjusted homophily and label informativeness (:mod:`.graph_stats`);
+  targets of regression;
 - ``split``: how the split is made and its audits: items in more than one
   of train/validation/test, identical graphs (Weisfeiler-Lehman hash) with
   identical labels across splits, held-out triples repeating a training
@@ -36,7 +39,7 @@ import numpy as np
 from ..graphs.layout import CARD, data_hash, read_meta, task_arrays
 from .graph_stats import class_counts, components, degree_summary, degrees, homophily, pairs_of, wl_hashes
 
-SCHEMA = "netzbench.card/1"
+SCHEMA = "netzbench.card/2"  # 2: class imbalance, the metric and the constant predictor's score
 _SPLITS = ("train", "valid", "test")
 _MASKS = ("train_mask", "val_mask", "test_mask")
 
@@ -68,11 +71,28 @@ def _twice_listed(edge_index) -> int:
 # ---------------------------------------------------------------------------------- per family
 
 
+def _scoring(labels: dict, meta: dict) -> dict:
+    """The class imbalance of ``labels`` (:func:`class_counts`), the task's metric (``meta.json``'s, else the
+    family's default: accuracy) and what a constant predictor scores in it: the majority class's share for
+    accuracy, 0.5 for ROC-AUC (one score for every node ranks nothing)."""
+    counts = [c for c in labels["counts"] if c > 0]
+    metric = meta.get("metric") or "accuracy"
+    out: dict = {"metric": metric}
+    if counts:
+        total = sum(counts)
+        out["minority_share"] = round(min(counts) / total, 4)
+        out["imbalance_ratio"] = round(max(counts) / min(counts), 2)
+        out["constant_predictor"] = 0.5 if metric == "roc_auc" else labels["majority_share"]
+    return out
+
+
 def _node_card(arrays: dict, meta: dict, warnings: list) -> dict:
     n = int(arrays["num_nodes"])
     sizes, pairs = _graph_sizes(arrays["edge_index"], n, meta)
     y = np.asarray(arrays["y"]).reshape(-1)
-    labels = {**class_counts(y), **homophily(pairs, y)}
+    labels = {**class_counts(y)}
+    labels.update(_scoring(labels, meta))
+    labels.update(homophily(pairs, y))
     labels["classes"] = len(labels["counts"])
     split = {"kind": meta.get("split")}
     if all(m in arrays for m in _MASKS):
@@ -163,6 +183,7 @@ def _collection_card(arrays: dict, meta: dict, warnings: list) -> dict:
     classification = meta.get("family") == "graph_cls" and y.ndim == 1
     if classification:
         labels = {**class_counts(y)}
+        labels.update(_scoring(labels, meta))
         labels["classes"] = len(labels["counts"])
         label_key = y.astype(str)
     else:

@@ -381,7 +381,7 @@ class BenchmarkReport:
 
     def collapsed(self) -> list[dict]:
         """Cells whose test predictions were constant in most seeds (:func:`.degenerate.collapsed`)."""
-        return degenerate.collapsed(self.histories, self.selected_epochs())
+        return degenerate.collapsed(self.histories, self.selected_epochs(), self.task_info)
 
     def compute_cost(self) -> dict[str, Any]:
         """Training time from the run records: summed per seed (``total_seconds``, ``by_task``,

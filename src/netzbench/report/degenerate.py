@@ -24,6 +24,13 @@ counted per seed and raised per cell:
   predictions (``test_distinct <= 1``).
 - *leakage*: a seed recorded a non-empty ``leakage``: the cell saw held-out
   edges in training, and its score is not a held-out score.
+
+A classification task scored by ROC-AUC (a binary node task whose dataset is
+scored so, :func:`netzbench.families.headline`) is judged on its scores, not
+its predicted classes: a model that predicts the majority class everywhere can
+still rank the nodes well. Its predictions are the ``test_distinct_scores``
+series: collapsed where there is one distinct test score, degenerate (as any
+score-valued task) with fewer than :data:`FEW_DISTINCT`.
 """
 
 from __future__ import annotations
@@ -38,6 +45,8 @@ from .series import metric_label
 
 COLLAPSE_SERIES = "test_constant"
 DISTINCT_SERIES = "test_distinct"
+#: the distinct test scores of a classifier whose headline ranks by score (ROC-AUC)
+SCORE_DISTINCT_SERIES = "test_distinct_scores"
 #: fewer distinct test predictions than this at the reported epoch: a score-valued cell ranks by ties
 FEW_DISTINCT = 5
 #: the families whose predictions are classes (distinct counts flag only a constant classifier)
@@ -92,14 +101,30 @@ def below_constant(nested: Mapping, baselines: Mapping, task_info: Mapping, task
     return out
 
 
-def collapsed(histories: Mapping, indices: Mapping) -> list[dict]:
+def scored_by_rank(info) -> bool:
+    """Whether a classification task's headline ranks its test items by score (ROC-AUC): its
+    predictions are then the scores (``test_distinct_scores``), not the classes (module docstring)."""
+    return info is not None and info.family in CLASSIFICATION and info.metric.rsplit("_", 1)[-1] == "auc"
+
+
+def _constant_series(h: Mapping, by_scores: bool) -> list | None:
+    """Per evaluated epoch, 1 where every test prediction was the same (classes, or scores when ``by_scores``)."""
+    if not by_scores:
+        return h.get(COLLAPSE_SERIES)
+    distinct = h.get(SCORE_DISTINCT_SERIES)
+    return None if distinct is None else [None if d is None or d != d else float(d <= 1) for d in distinct]
+
+
+def collapsed(histories: Mapping, indices: Mapping, task_info: Mapping | None = None) -> list[dict]:
     """Cells whose test predictions were constant at the selected epoch in more than half of their
-    seeds: ``{task, model, n_constant, n_seeds}``."""
+    seeds: ``{task, model, n_constant, n_seeds}``. With ``task_info``, a classification task scored by
+    ROC-AUC is judged on its test scores (:func:`scored_by_rank`)."""
     out = []
     for task, by_model in histories.items():
+        by_scores = scored_by_rank((task_info or {}).get(task))
         for model, runs in by_model.items():
-            flags = [h[COLLAPSE_SERIES][i] for h, i in zip(runs, indices[task][model])
-                     if h and i is not None and h.get(COLLAPSE_SERIES) and i < len(h[COLLAPSE_SERIES])]
+            series = [(_constant_series(h, by_scores) if h else None, i) for h, i in zip(runs, indices[task][model])]
+            flags = [c[i] for c, i in series if c and i is not None and i < len(c)]
             n_constant = sum(1 for f in flags if f is not None and f == f and f >= 0.5)
             if flags and n_constant * 2 > len(flags):
                 out.append({"task": task, "model": model, "n_constant": n_constant, "n_seeds": len(flags)})
@@ -138,7 +163,9 @@ def degenerate(histories: Mapping, indices: Mapping, task_info: Mapping) -> list
     out = []
     for task, by_model in histories.items():
         info = task_info[task]
-        classifies = _classifies(info)
+        by_scores = scored_by_rank(info)
+        classifies = _classifies(info) and not by_scores
+        distinct_series = SCORE_DISTINCT_SERIES if by_scores else DISTINCT_SERIES
         for model, runs in by_model.items():
             n_seeds, n_either, flat, few = 0, 0, 0, []
             for h, i in zip(runs, indices[task][model]):
@@ -146,7 +173,7 @@ def degenerate(histories: Mapping, indices: Mapping, task_info: Mapping) -> list
                     continue
                 n_seeds += 1
                 is_flat = headline_flat(h[info.metric], i)
-                distinct = few_distinct(h.get(DISTINCT_SERIES), i, classifies)
+                distinct = few_distinct(h.get(distinct_series), i, classifies)
                 flat += is_flat
                 if distinct is not None:
                     few.append(distinct)

@@ -14,6 +14,7 @@ from typing import Any
 
 from .comparisons import cliques
 from .conclusions import collect as collect_conclusions
+from .convergence import not_converged
 from .degenerate import below_constant, cell_flags
 from .degenerate import degenerate as degenerate_cells
 from .degenerate import leakage as leaking_cells
@@ -66,6 +67,7 @@ class ReportFacts:
     below_constant: list[dict] = field(default_factory=list)  # cells whose whole CI is worse than the constant
     study_raw: dict | None = None  # the protocol study as read, for the conclusions' variants
     questions: dict = field(default_factory=dict)  # structure controls, tuning budgets, seed rounds (.questions)
+    not_converged: list[dict] = field(default_factory=list)  # cells whose validation still rose at the end (.convergence)
 
     @property
     def paper_rows(self) -> list[dict]:
@@ -193,4 +195,5 @@ def collect_facts(report, candidate: str | None, roster: list[str], *, aggregati
         leakage=leaking_cells(report.cells),
         below_constant=below_constant(nested, baselines, report.task_info, report.tasks),
         questions=question_facts(report, controls, seed_plan),
+        not_converged=not_converged(report.histories, report.task_info),
     )

@@ -54,3 +54,12 @@ def flag_list(facts: ReportFacts) -> list[str]:
         reasons = "; ".join(f"{MARKS[k]} {flag['reason']}" for k, flag in by_kind.items())
         groups.setdefault((task, reasons), []).append(label(facts.report, model))
     return render("flags", "flag_list", groups=[(task, models, reasons) for (task, reasons), models in groups.items()])
+
+
+def convergence_list(facts: ReportFacts) -> list[str]:
+    """Section 2's list of the cells not converged (:mod:`netzbench.report.convergence`), in table order,
+    cells of a task with the same reason named together; no lines when every cell converged."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for row in facts.not_converged:
+        groups.setdefault((row["task"], row["reason"]), []).append(label(facts.report, row["model"]))
+    return render("flags", "convergence_list", groups=[(t, models, why) for (t, why), models in groups.items()])

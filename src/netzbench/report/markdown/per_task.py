@@ -12,7 +12,7 @@ from ..formatting import number, p_value
 from ..series import metric_label
 from ..within_task import TEST_NAMES
 from .baselines import baseline_section, ranked_columns
-from .flags import flag_list, marks, marks_legend
+from .flags import convergence_list, flag_list, marks, marks_legend
 from .robustness import legend as protocol_legend
 from .robustness import mark as protocol_mark
 from .templating import render
@@ -63,7 +63,7 @@ def results_per_task(facts: ReportFacts) -> list[str]:
                   baselines_ranked=report.baseline_mode == "include" and bool(facts.baseline_kinds),
                   clipped=[(r["task"], r["model"]) for cells in facts.nested.values() for r in cells.values()
                            if r.get("clipped")],
-                  flags=flag_list(facts), baselines=baseline_section(facts, cell_texts),
+                  flags=flag_list(facts) + convergence_list(facts), baselines=baseline_section(facts, cell_texts),
                   below=[(r["task"], label(report, r["model"]), number(r["mean"]), number(r["constant"]))
                          for t in report.tasks for m in models if (r := below.get((t, m)))],
                   families=[(f, family_name(f)) for f in figure_families(report)])

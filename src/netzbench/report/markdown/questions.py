@@ -25,6 +25,21 @@ def _undetected(r: dict) -> str:
     return f" (smallest detectable: {number(mde, 3)})"
 
 
+def _control_verdict(r: dict) -> str:
+    """A controls row's verdict cell: the verdict, why a collapsed side leaves it open, an identical control,
+    a side still learning at its last epoch."""
+    said = r["verdict"] + _undetected(r) if r["verdict"] == "no detectable effect" else r["verdict"]
+    sides = [who for who in ("original", "control") if (r.get(f"{who}_flags") or {}).keys() & {"collapsed", "degenerate"}]
+    if sides:
+        said += f" ({' and '.join(f'the {w}' for w in sides)})"
+    if r.get("identical_to"):
+        said += f"; identical to {r['identical_to'].replace('_', ' ')} on every seed"
+    late = [who for who in ("original", "control") if r.get(f"{who}_converged") is False]
+    if late:
+        said += f"; not converged ({' and '.join(late)}: validation still rising at the last epoch)"
+    return said
+
+
 def _p(v) -> str:
     return p_value(float("nan") if v is None else float(v))
 
@@ -37,11 +52,11 @@ def questions(facts: ReportFacts) -> list[str]:
     controls = None
     if "controls" in q:
         rows = [[f"`{r['task']}`", r["model"], r["control"].replace("_", " "), number(r["original_mean"], 4),
-                 number(r["control_mean"], 4), f"{_signed(r['mean_diff'])} [{_signed(r['lo'])}, {_signed(r['hi'])}]",
-                 r["verdict"] + _undetected(r) if r["verdict"] == "no detectable effect" else r["verdict"]]
+                 number(r["control_mean"], 4), "–" if r.get("constant") is None else number(r["constant"], 4),
+                 f"{_signed(r['mean_diff'])} [{_signed(r['lo'])}, {_signed(r['hi'])}]", _control_verdict(r)]
                 for r in q["controls"]["rows"]]
-        controls = table(["task", "model", "control", "with the graph", "on the control",
-                          "graph − control [95% CI]", "verdict"], rows, "lllrrrl")
+        controls = table(["task", "model", "control", "with the graph", "on the control", "constant predictor",
+                          "graph − control [95% CI]", "verdict"], rows, "lllrrrrl")
     tuning = []
     for task, t in (q.get("tuning") or {}).items():
         last = len(t["budgets"]) - 1
