@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from netzbench.cli import epoch_budgets, main
+from netzbench.cli import main
+from netzbench.cli_common import epoch_budgets
 from netzbench.cli_common import UserError
 from netzbench.report import BenchmarkReport
 from netzbench.report.convergence import MIN_EVALUATIONS, cell_convergence, not_converged, still_rising

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from .cli_common import UserError, check_device, check_model_name, check_task_name, checked_params
+from .cli_common import UserError, check_device, check_model_name, check_task_name, checked_params, epoch_budgets
 from .cli_review import compare_cmd, estimate_cmd, exps_cmd, stale_cmd, verify_cmd
 from .console import console
 from .errors import ParamsError, RecordError
@@ -330,20 +330,6 @@ def seeds(target_effect: float | None, looks: str | None, alpha: float | None, p
         raise UserError("give --target-effect or set seed_plan.target_effect in params.yaml")
     run_seed_plan(params, target_effect=target_effect, looks=counts, alpha=plan["alpha"] if alpha is None else alpha,
                   data_root=data_root, out=out)
-
-
-def epoch_budgets(budgets, tasks: list[str]) -> dict[str, int]:
-    """``--epochs TASK=N`` options as ``{task: N}``; a malformed one, a task not being run or a
-    non-positive N is a one-line error."""
-    out = {}
-    for text in budgets:
-        task, sep, n = text.partition("=")
-        if not sep or not task or not n.strip().isdigit() or int(n) <= 0:
-            raise UserError(f"--epochs {text!r}: give TASK=N with N a positive whole number of epochs")
-        if task not in tasks:
-            raise UserError(f"--epochs {text!r}: {task} is not one of the tasks being run ({', '.join(tasks)})")
-        out[task] = int(n)
-    return out
 
 
 @main.command()

@@ -89,3 +89,17 @@ def check_device(params: dict) -> None:
             resolve("cuda")
         except DeviceError as exc:
             raise UserError(str(exc)) from None
+
+
+def epoch_budgets(budgets, tasks: list[str]) -> dict[str, int]:
+    """``--epochs TASK=N`` options as ``{task: N}``; a malformed one, a task not being run or a
+    non-positive N is a one-line error."""
+    out = {}
+    for text in budgets:
+        task, sep, n = text.partition("=")
+        if not sep or not task or not n.strip().isdigit() or int(n) <= 0:
+            raise UserError(f"--epochs {text!r}: give TASK=N with N a positive whole number of epochs")
+        if task not in tasks:
+            raise UserError(f"--epochs {text!r}: {task} is not one of the tasks being run ({', '.join(tasks)})")
+        out[task] = int(n)
+    return out
