@@ -44,13 +44,50 @@ def test_freed_tensors_are_reused_without_page_faults():
     assert _page_faults("reuse") < pages // 10  # the memory freed serves the next one as it is
 
 
-def test_every_seed_runs_with_it(monkeypatch):
-    """run_seed turns it on before the seed's first tensor (in a worker and in-process alike)."""
-    calls = []
-    monkeypatch.setattr(worker, "reuse_freed_memory", lambda: calls.append(True))
-    monkeypatch.setattr(worker, "resolve_device", lambda requested: (_ for _ in ()).throw(RuntimeError("stop")))
-    job = worker.Job(spec={"task": "t", "model": "GCN", "model_args": None, "seed": 0}, candidate=0, data_dir="d",
-                     meta={}, cwd=".", sys_path=[], threads=1, device="cpu", timeout_s=None, max_rss_gb=None,
-                     arithmetic="native")
-    result = worker.run_seed(job, on_epoch=lambda epoch: None)
-    assert calls == [True] and result["status"] == "failed"
+class _Libc:
+    """Stands in for glibc: records every mallopt call."""
+
+    def __init__(self):
+        self.calls = []
+
+    def mallopt(self, param, value):
+        self.calls.append((param, value))
+        return 1
+
+
+def _job():
+    return worker.Job(spec={"task": "t", "model": "GCN", "model_args": None, "seed": 0}, candidate=0, data_dir="d",
+                      meta={}, cwd=".", sys_path=[], threads=1, device="cpu", timeout_s=None, max_rss_gb=None,
+                      arithmetic="native")
+
+
+@pytest.fixture
+def libc(monkeypatch):
+    """glibc's mallopt recorded, not called; every seed stops at its data (there is none: before any tensor)."""
+    import torch
+
+    fake = _Libc()
+    monkeypatch.setattr(worker, "_glibc", lambda: fake)
+    monkeypatch.setenv("THP_MEM_ALLOC_ENABLE", os.environ.get("THP_MEM_ALLOC_ENABLE", "1"))  # restored after
+    threads = torch.get_num_threads()
+    yield fake
+    torch.set_num_threads(threads)
+
+
+def test_a_worker_process_reuses_freed_memory_before_its_first_tensor(libc):
+    """run_seed in a worker (no ``on_epoch``) sets both thresholds before the seed's first tensor."""
+    result = worker.run_seed(_job())
+    assert libc.calls == [(worker._M_MMAP_THRESHOLD, worker.REUSE_BELOW), (worker._M_TRIM_THRESHOLD, worker.KEEP_FREE)]
+    assert result["status"] == "failed" and "d/meta.json is missing" in result["error"]
+
+
+def test_the_in_process_executor_leaves_the_callers_allocator_alone(libc):
+    """The Python API trains in the caller's process: mallopt would change its allocator for the rest
+    of the user's session, so in-process seeds never call it."""
+    from netzbench.run.inprocess import run_jobs
+
+    results = []
+    run_jobs([_job(), _job()], lambda job, result: results.append(result))
+    assert [r["status"] for r in results] == ["failed", "failed"] and "d/meta.json is missing" in results[0]["error"]
+    assert libc.calls == []
+    assert worker.run_seed(_job(), on_epoch=lambda epoch: None)["status"] == "failed" and libc.calls == []

@@ -33,8 +33,9 @@ def with_sampling(job: Job) -> Job:
 
 
 def main() -> None:  # pragma: no cover - run as a subprocess by probe_jobs (its tests go through it)
-    from .worker import run_seed
+    from .worker import reuse_freed_memory, run_seed
 
+    reuse_freed_memory()  # our own process, timing seeds in-process: it allocates as a seed's worker does
     jobs = pickle.load(sys.stdin.buffer)
     for job in jobs:
         result = run_seed(job.placed(0), on_epoch=lambda epoch: None)

@@ -89,8 +89,10 @@ def reuse_freed_memory() -> None:
     10-epoch seed without huge pages, 160 k with them (``THP_MEM_ALLOC_ENABLE``). Keeping blocks
     under :data:`REUSE_BELOW` in the heap and :data:`KEEP_FREE` of free memory at its top removes
     them (13-20 % of that seed's time here, benchmarks/RESULTS.md). Allocation only: the same
-    bits. Every worker process runs one seed, so what it keeps goes when the seed ends. A no-op where
-    the C library is not glibc.
+    bits. Called in worker processes only (:func:`run_seed` without ``on_epoch``): every worker process
+    runs one seed, so what it keeps goes when the seed ends, while the in-process executor runs in the
+    caller's process (the Python API's, a notebook's), whose allocator is not ours to change. A no-op
+    where the C library is not glibc.
     """
     libc = _glibc()
     if libc is not None:
@@ -272,7 +274,7 @@ def _run_seed(job: Job, on_epoch) -> dict:
                 if entry not in sys.path:
                     sys.path.insert(0, entry)
             huge_page_allocations()  # a Ray worker imports torch here first; a pool worker already has it
-        reuse_freed_memory()
+            reuse_freed_memory()  # the worker's own allocator; never the caller's (in-process: the user's session)
         import torch
 
         from ..models.registry import resolve_model
