@@ -24,14 +24,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from arithmetic_first import configure_arithmetic
+
 REPO = Path(__file__).resolve().parents[1]
 
 
 def child(mode: str, seeds: int, out: str) -> None:
     """Train every headline cell in ``mode``; write {task: seconds summed over seeds and models}."""
-    from netzbench.run import arithmetic
-
-    arithmetic.configure(mode)  # before torch is imported
+    configure_arithmetic(mode)  # before torch is imported
     from netzbench.params import load_params, ranked_tasks
     from netzbench.run.execute import train_cell
     from netzbench.catalog.table import get_task

@@ -29,6 +29,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from arithmetic_first import configure_arithmetic
 from netzbench.config import load_config
 from netzbench.run.estimate import estimate_plan
 
@@ -79,6 +80,7 @@ def main() -> None:
     ap.add_argument("--tasks", nargs="+", default=None, help="these tasks of params.yaml only")
     ap.add_argument("--retrain", action="store_true", help="also train the tasks afresh now (scratch cache)")
     args = ap.parse_args()
+    configure_arithmetic(params=args.params)  # the probes and workers inherit it; before torch
     params = load_config(args.params)
     tasks = args.tasks or list(params["tasks"])
     with open(args.benchmark, encoding="utf-8") as fh:

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from arithmetic_first import configure_arithmetic
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -26,6 +28,7 @@ def main() -> None:
     ap.add_argument("--tasks", default="fb15k_237,wordnet18rr")
     ap.add_argument("--models", default="GCN,GraphSAGE,MLP")
     args = ap.parse_args()
+    configure_arithmetic(params=None)  # the default mode (fit_seed here), before torch
     import warnings
 
     warnings.filterwarnings("ignore")

@@ -26,6 +26,8 @@ import json
 import time
 from pathlib import Path
 
+from arithmetic_first import configure_arithmetic
+
 TASKS = ["random_tsp", "euroroad", "internet_as", "ising_lattice", "terrorists_911", "board_directors",
          "cora_link_pred"]
 TRAINED, HEURISTICS = 6, 4  # the roster: five GNNs and the MLP; four link heuristics
@@ -141,6 +143,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--out", default=None, help="also write the figures as JSON here")
     args = ap.parse_args()
+    configure_arithmetic(params=None)  # the default mode, before torch
     import torch
 
     from netzbench.catalog.data import fetch_task

@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from arithmetic_first import configure_arithmetic
+
 NETWORKS = {"hospital_contacts": "hospital_contacts", "high_school_contacts": "high_school_contacts"}
 FEATURES = ("structural", "identity", "laplacian:16")
 MODELS = ("GCN", "GraphSAGE", "MLP")
@@ -35,6 +37,7 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--epochs", type=int, default=100)
     args = ap.parse_args()
+    configure_arithmetic("native")  # what its params say (exec.arithmetic: native), before torch
     mirror = Path(os.environ.get("NETZBENCH_MIRROR", "../shared/datasets")).resolve()
     from click.testing import CliRunner
 

@@ -11,8 +11,9 @@ default: exact, one layer at a time over ranges of nodes), ``full`` (exact, the 
 full forward pass of an attention model keeps per-edge, per-head tensors, 124 M edges x heads floats
 each, which does not fit in 24 GB) or ``sampled`` (every node on a sampled neighbourhood, in chunks).
 
-Prints, per model: seconds for the epoch(s) (training and evaluation), the process's peak memory, the
-test accuracy, the run record's ``sampling``.
+Prints the device (the CPU: every model trains there, one thread) and the CPU arithmetic mode (set before
+torch is imported, ``arithmetic_first``), then per model: seconds for the epoch(s) (training and
+evaluation), the process's peak memory, the test accuracy, the run record's ``sampling``.
 
 Usage: ``.venv/bin/python benchmarks/bench_products.py [--models GCN GraphSAGE GraphTransformer GAT]
 [--eval layerwise] [--scale 1.0]`` on an idle machine (``--scale 0.01`` for a quick look at a graph a hundredth the size).
@@ -29,6 +30,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from arithmetic_first import configure_arithmetic
 
 SAMPLING = {"mode": "neighbour", "min_edges": 0, "fanouts": [15, 10], "batch_size": 1024}
 SPLIT = (0.0803, 0.0161)  # ogbn-products: 196,615 training and 39,323 validation nodes of 2,449,029
@@ -53,6 +56,20 @@ def write_graph(path: Path, scale: float) -> dict:
     np.savez(path, **arrays)
     return {"nodes": n, "pairs": int(arrays["edge_index"].shape[1] // 2), "features": int(arrays["x"].shape[1]),
             "classes": int(arrays["y"].max()) + 1, "seconds": time.perf_counter() - t}
+
+
+def cpu_name() -> str:
+    """The CPU's model name (``/proc/cpuinfo``), else the architecture."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.machine() or "unknown"
 
 
 def child(path: str, model: str, epochs: int, evaluation: str, memory_gb: float) -> None:
@@ -92,6 +109,7 @@ def main() -> None:
     ap.add_argument("--memory-gb", type=float, default=22.0)
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    mode = configure_arithmetic(params=None)  # the default mode, before torch; the children inherit it
     if args.child:
         path, model, evaluation, epochs = args.child
         child(path, model, int(epochs), evaluation, args.memory_gb)
@@ -102,7 +120,8 @@ def main() -> None:
         print(f"stand-in: {info['nodes']:,} nodes, {info['pairs']:,} undirected pairs "
               f"({2 * info['pairs']:,} message-passing edges), {info['features']} features, {info['classes']} "
               f"classes; written in {info['seconds']:.0f} s. sampling {SAMPLING['fanouts']}, batch "
-              f"{SAMPLING['batch_size']}, one thread, {args.epochs} epoch(s)\n", flush=True)
+              f"{SAMPLING['batch_size']}, one thread, {args.epochs} epoch(s)", flush=True)
+        print(f"device: cpu ({cpu_name()}); CPU arithmetic: {mode}\n", flush=True)
         print("| model | evaluation | seconds (epochs: training + evaluation) | peak memory | test acc | status |")
         print("|---|---|---:|---:|---:|---|", flush=True)
         for model in args.models:

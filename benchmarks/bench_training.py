@@ -35,6 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from arithmetic_first import configure_arithmetic
+
 REPO = Path(__file__).resolve().parents[1]
 TASKS = {"cora": 100, "random_tsp": 80, "mutag": 40}
 MODELS = ["GCN", "GAT", "GraphSAGE", "GraphTransformer", "GIN"]
@@ -79,6 +81,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--seeds", type=int, default=10, help="seeds per cell (default 10)")
     args = ap.parse_args()
+    configure_arithmetic(params=None)  # its params: the default mode; the subprocesses inherit it; before torch
     seeds = range(2) if args.quick else range(args.seeds)
     epochs = 10 if args.quick else None
     work = Path(tempfile.mkdtemp(prefix="nb-bench-"))

@@ -156,3 +156,31 @@ def pinned_entry(index: int = 0) -> str:
     Ray's own assignment, the physical device), or the index itself where the variable is unset."""
     listed = _listed()
     return listed[index] if listed is not None and index < len(listed) else str(index)
+
+
+_MEMORY_CODE = "import torch; print(torch.cuda.get_device_properties(0).total_memory if torch.cuda.is_available() else 0)"
+
+
+def gpu_memory_gb() -> float:
+    """Memory of the first visible GPU (GiB; 0 without one), by NVML or a child process: never CUDA here."""
+    if gpu_count() == 0:
+        return 0.0
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        try:
+            first = (_listed() or ["0"])[0]
+            handle = (pynvml.nvmlDeviceGetHandleByUUID(first) if not first.isdigit()
+                      else pynvml.nvmlDeviceGetHandleByIndex(int(first)))
+            return pynvml.nvmlDeviceGetMemoryInfo(handle).total / 2**30
+        finally:
+            pynvml.nvmlShutdown()
+    except Exception:  # noqa: BLE001 - no pynvml, a MIG or short UUID it does not take: ask the child
+        pass
+    try:
+        done = subprocess.run([sys.executable, "-c", _MEMORY_CODE], capture_output=True, text=True,
+                              timeout=COUNT_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        return int(done.stdout.strip().splitlines()[-1]) / 2**30 if done.returncode == 0 else 0.0
+    except (OSError, subprocess.TimeoutExpired, ValueError, IndexError):
+        return 0.0

@@ -40,7 +40,8 @@ def main() -> None:  # pragma: no cover - run as a subprocess by probe_jobs (its
     for job in jobs:
         result = run_seed(job.placed(0), on_epoch=lambda epoch: None)
         line = {"status": result.get("status"), "error": result.get("error"), "seconds": result.get("seconds"),
-                "epochs": job.spec["hp"]["epochs"], "peak_rss_mb": peak_rss_mb()}
+                "epochs": job.spec["hp"]["epochs"], "peak_rss_mb": peak_rss_mb(),
+                "gpu_peak_mb": result.get("gpu_peak_mb"), "gpu": result.get("gpu")}
         sys.stdout.write(json.dumps(line) + "\n")
         sys.stdout.flush()
 
