@@ -148,3 +148,22 @@ def test_templates_ship_with_the_package():
     pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
     assert '"report/markdown/templates/*.md.j2"' in pyproject and '"jinja2>=' in pyproject
     assert sorted(p.name for p in TEMPLATES.iterdir()) == sorted(p.name for p in TEMPLATES.glob("*.md.j2"))
+
+
+def test_the_compute_cost_section_names_the_cells_trained_on_a_gpu(rendered):
+    """A cell a seed of which trained on a GPU is named with the GPU (issue 48); a CPU run says nothing of GPUs."""
+    from netzbench.report.cost import gpu_cells
+
+    final = _final()
+    report = _report(final)
+    on_gpu = {"status": "ok", "seconds": 1.0, "started_at": 0.0, "finished_at": 1.0, "gpu": "NVIDIA H200"}
+    report.cells["cora"]["GCN"] = {"status": "ok", "seeds": {str(s): dict(on_gpu) for s in SEEDS}}
+    report.cells["euroroad"]["GAT"] = {"status": "ok", "seeds": {"0": {**on_gpu, "gpu": "NVIDIA A100"},
+                                                                 "1": {"status": "ok", "seconds": 1.0}}}
+    assert gpu_cells(report.cells) == {"NVIDIA A100": [("euroroad", "GAT")], "NVIDIA H200": [("cora", "GCN")]}
+    text = render_markdown(collect_facts(report, "GCN", MODELS), PARAMS)
+    section = text.split("## 10. Compute cost", 1)[1].split("\n## ", 1)[0]
+    assert "Trained on a GPU" in section
+    assert "- NVIDIA H200: 1 cell(s): `cora`/GCN" in section and "- NVIDIA A100: 1 cell(s): `euroroad`/GAT" in section
+    assert not _leftovers(section)
+    assert "GPU" not in rendered.split("## 10. Compute cost", 1)[1].split("\n## ", 1)[0]

@@ -83,3 +83,16 @@ def compute_cost(cells: Mapping[str, Mapping[str, Mapping]]) -> dict[str, Any]:
         for (task, model), ivs in spans.items():
             out["wall_by_cell"].setdefault(task, {})[model] = union_length(ivs)
     return out
+
+
+def gpu_cells(cells: Mapping[str, Mapping[str, Mapping]]) -> dict[str, list[tuple[str, str]]]:
+    """The cells of ``cells[task][model]`` (cell facts) with a seed trained on a GPU, by the GPU's name (a
+    seed's ``gpu``, absent on the CPU): ``{name: [(task, model), ...]}`` in task then model order; empty
+    when every seed trained on the CPU."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for task, by_m in cells.items():
+        for model, cell in by_m.items():
+            names = {f["gpu"] for f in (cell.get("seeds") or {}).values() if isinstance(f.get("gpu"), str)}
+            for name in sorted(names):
+                out.setdefault(name, []).append((task, model))
+    return out

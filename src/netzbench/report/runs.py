@@ -19,7 +19,7 @@ from ..records import PLACEHOLDERS, cell_status, read_record, seed_history
 
 #: per-seed facts of a record that the report keeps beside the histories
 SEED_FACTS = ("reason", "error", "seconds", "started_at", "finished_at", "num_params", "hidden_channels",
-              "peak_rss_mb", "cached", "epochs", "baseline", "split", "leakage", "search", "sampling")
+              "peak_rss_mb", "cached", "epochs", "baseline", "split", "leakage", "search", "sampling", "gpu")
 
 
 def cell_facts(record: dict, seeds: list[int]) -> dict:

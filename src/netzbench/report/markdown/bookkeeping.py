@@ -5,6 +5,7 @@ The tables are built here; the text is ``templates/bookkeeping.md.j2``.
 
 from __future__ import annotations
 
+from ..cost import gpu_cells
 from ..facts import ReportFacts
 from ..within_task import TEST_NAMES
 from .robustness import dependent, legend
@@ -41,11 +42,13 @@ def _cost_table(cost: dict, group: str, name) -> list[str]:
 
 
 def compute_cost(facts: ReportFacts) -> list[str]:
-    """Section 10: elapsed and summed training time, split by task and by model."""
+    """Section 10: elapsed and summed training time, split by task and by model; the cells trained on a GPU."""
     cost = facts.cost
     tables = (_cost_table(cost, "task", "`{}`".format) + [""]
               + _cost_table(cost, "model", lambda m: label(facts.report, m))) if cost["n_timed"] else []
-    return render("bookkeeping", "compute_cost", cost=cost, tables=tables)
+    gpus = {name: [f"`{task}`/{label(facts.report, model)}" for task, model in cells]
+            for name, cells in gpu_cells(facts.report.cells).items()}
+    return render("bookkeeping", "compute_cost", cost=cost, tables=tables, gpus=gpus)
 
 
 def files() -> list[str]:
