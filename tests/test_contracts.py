@@ -43,7 +43,7 @@ def test_a_job_survives_pickle_and_the_warm_wire(data_root):
     job = _plan(data_root, search=SEARCH).jobs[-1].placed(3, "/tmp/scratch")
     assert pickle.loads(pickle.dumps(job)) == job
     back = Job.from_wire(wire.decode(wire.encode(job.to_wire())))
-    assert back == job and back.spec["hp"]["lr"] == 0.05 and back.candidate == 1
+    assert back == job and back.spec["hp"]["lr"] == 0.05 and back.trial == 1
     assert (back.job_index, back.tmp_dir) == (3, "/tmp/scratch")
 
 
@@ -52,7 +52,7 @@ def test_the_warm_server_still_reads_a_job_of_the_plain_dict_era(data_root):
     job = _plan(data_root).jobs[0]
     old = {"data_dir": job.data_dir, "meta": job.meta, "cwd": job.cwd, "sys_path": job.sys_path,
            "threads": job.threads, "device": job.device, "timeout_s": job.timeout_s, "max_rss_gb": job.max_rss_gb,
-           "arithmetic": job.arithmetic, "spec": job.spec, "candidate": job.candidate, "plan": 2, "job_index": 5,
+           "arithmetic": job.arithmetic, "spec": job.spec, "candidate": job.trial, "plan": 2, "job_index": 5,
            "tmp_dir": "/tmp/s"}
     assert Job.from_wire(wire.decode(wire.encode(old))) == dataclasses.replace(job, plan=2).placed(5, "/tmp/s")
 
@@ -91,11 +91,11 @@ def test_placing_a_job_copies_it(data_root):
 def test_a_job_spec_is_exactly_what_its_seed_key_hashes(data_root):
     plan = _plan(data_root, search=SEARCH)
     rec = plan.record
-    assert len(plan.jobs) == 4 and sorted((j.spec["seed"], j.candidate) for j in plan.jobs) == sorted(plan.keys)
+    assert len(plan.jobs) == 4 and sorted((j.spec["seed"], j.trial) for j in plan.jobs) == sorted(plan.keys)
     for job in plan.jobs:
         extra = {} if rec["arithmetic"] == "native" else {"arithmetic": rec["arithmetic"]}
         key = seed_key(**job.spec, data=rec["data_hash"], code=rec["code_version"], threads=rec["threads"], **extra)
-        assert plan.keys[job.spec["seed"], job.candidate] == key
+        assert plan.keys[job.spec["seed"], job.trial] == key
 
 
 def test_where_a_job_runs_from_does_not_move_its_key(data_root, tmp_path, monkeypatch):

@@ -266,7 +266,7 @@ def test_the_estimate_probes_a_cell_that_will_train_sampled_sampled():
     assert samples(hp, 500) and not samples(hp, 499)  # the threshold counts both directions of each pair
     assert not samples({"epochs": 3}, 10 ** 9)  # graph-level: never
     assert samples({"sampling": {**SAMPLING_DEFAULT, "mode": "neighbour"}}, 1)
-    job = Job(spec={"hp": hp, "seed": 0}, candidate=0, data_dir="d", meta={}, cwd=".", sys_path=[], threads=1,
+    job = Job(spec={"hp": hp, "seed": 0}, trial=0, data_dir="d", meta={}, cwd=".", sys_path=[], threads=1,
               device="cpu", timeout_s=None, max_rss_gb=None, arithmetic="native")
     assert with_sampling(job).spec["hp"]["sampling"]["mode"] == "neighbour"
     assert job.spec["hp"]["sampling"]["mode"] == "auto", "the planned job was changed"

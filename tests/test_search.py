@@ -5,7 +5,7 @@ import pytest
 from netzbench.catalog.data import fetch_task
 from netzbench.params import ParamsError
 from netzbench.run.execute import train_cell
-from netzbench.training.search import candidates, select
+from netzbench.training.search import select, trials
 
 from helpers import logged, make_params
 
@@ -36,14 +36,14 @@ def test_grid_search_selects_on_validation_and_records_the_trace(workdir):
                     search={"space": {"lr": [0.0001, 0.05], "hidden_channels": [16]}})
     with logged() as msgs:
         rec = train_cell("karate", "GCN", p, "s.json", progress=False)
-    assert any("2 candidates per seed: 2x" in m for m in msgs)  # the cost multiplier is announced
-    assert rec["search"]["candidates"] == [{"hidden_channels": 16, "lr": 0.0001}, {"hidden_channels": 16, "lr": 0.05}]
+    assert any("2 trials per seed: 2x" in m for m in msgs)  # the cost multiplier is announced
+    assert rec["search"]["trials"] == [{"hidden_channels": 16, "lr": 0.0001}, {"hidden_channels": 16, "lr": 0.05}]
     for seed, entry in rec["seeds"].items():
         trace = entry["search"]["trace"]
         scores = [t["val_score"] for t in trace]
         assert entry["search"]["selected_index"] == max(range(2), key=lambda i: (scores[i], -i))
         assert entry["history"]["val_acc"][-1] == max(scores)
-    # the selected candidate's history is exactly that configuration trained plainly (shared cache)
+    # the selected trial's history is exactly that configuration trained plainly (shared cache)
     chosen = rec["seeds"]["0"]["search"]["selected"]
     plain = make_params(tasks=["karate"], seeds=[0], train={"epochs": {"karate": 20}, "hidden_channels": 16,
                                                             "node_cls": {"lr": chosen["lr"], "weight_decay": 5e-4}})
@@ -53,11 +53,11 @@ def test_grid_search_selects_on_validation_and_records_the_trace(workdir):
 
 def test_random_search_draws_without_replacement_reproducibly():
     search = {"space": {"lr": [0.1, 0.01, 0.001], "weight_decay": [0.0, 5e-4]}, "method": "random", "n": 4, "seed": 7}
-    a, b = candidates(search), candidates(search)
+    a, b = trials(search), trials(search)
     assert a == b and len(a) == 4 and len({tuple(sorted(c.items())) for c in a}) == 4
-    grid = candidates({**search, "method": "grid"})
+    grid = trials({**search, "method": "grid"})
     assert len(grid) == 6 and all(c in grid for c in a)
-    draws = {tuple(map(tuple, (sorted(c.items()) for c in candidates({**search, "seed": s})))) for s in range(10)}
+    draws = {tuple(map(tuple, (sorted(c.items()) for c in trials({**search, "seed": s})))) for s in range(10)}
     assert len(draws) > 1  # the seed matters
 
 

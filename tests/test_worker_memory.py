@@ -56,7 +56,7 @@ class _Libc:
 
 
 def _job():
-    return worker.Job(spec={"task": "t", "model": "GCN", "model_args": None, "seed": 0}, candidate=0, data_dir="d",
+    return worker.Job(spec={"task": "t", "model": "GCN", "model_args": None, "seed": 0}, trial=0, data_dir="d",
                       meta={}, cwd=".", sys_path=[], threads=1, device="cpu", timeout_s=None, max_rss_gb=None,
                       arithmetic="native")
 

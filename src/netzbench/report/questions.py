@@ -39,9 +39,9 @@ def tuning_curves(report) -> dict:
         trials = {m: t for m, t in trials.items() if t}
         if not trials:
             continue
-        n_candidates = max(len((e.get("search") or {}).get("trace") or [])
+        n_trials = max(len((e.get("search") or {}).get("trace") or [])
                            for c in cells.values() for e in (c.get("seeds") or {}).values())
-        budgets = list(range(1, max(1, n_candidates) + 1))
+        budgets = list(range(1, max(1, n_trials) + 1))
         direction = report.task_info[task].direction
         curves = {m: expected_max_curve(t, budgets, direction) for m, t in trials.items()}
         crossing = [{"model_a": a, "model_b": b, "at": at}

@@ -237,8 +237,8 @@ def estimate_plan(params: dict, tasks: list[str] | None = None, *, data_root: st
                 if plan.outcome is not None:
                     cell.status, cell.reason = plan.outcome, plan.reason
                     continue
-                keys = {plan.keys.get((j.spec["seed"], j.candidate)) for j in plan.jobs} - {None}
-                todo = [j for j in plan.jobs if plan.keys.get((j.spec["seed"], j.candidate)) not in seen]
+                keys = {plan.keys.get((j.spec["seed"], j.trial)) for j in plan.jobs} - {None}
+                todo = [j for j in plan.jobs if plan.keys.get((j.spec["seed"], j.trial)) not in seen]
                 seen |= keys
                 cell.seeds_to_train = len(todo)
                 cell.seeds_cached = len(plan.seeds) * max(1, len(plan.grid)) - len(plan.jobs)

@@ -42,7 +42,7 @@ def run_plans(plans: list[CellPlan], params: dict, *, quiet: bool = False, progr
 
     def key_of(job: Job) -> str | None:
         plan = plans[job.plan]
-        return plan.keys[job.spec["seed"], job.candidate] if plan.cacheable else None
+        return plan.keys[job.spec["seed"], job.trial] if plan.cacheable else None
 
     jobs: list[Job] = []
     twins: dict[str, list[Job]] = {}  # a unit whose cache key another job already has runs once; its twins get the result
@@ -88,7 +88,7 @@ def run_plans(plans: list[CellPlan], params: dict, *, quiet: bool = False, progr
     def record(job: Job, result: dict, *, store: bool) -> None:
         plan = plans[job.plan]
         seed = job.spec["seed"]
-        unit = (seed, job.candidate)
+        unit = (seed, job.trial)
         plan.results[unit] = result
         key = key_of(job)
         for twin in twins.get(key, ()):

@@ -1,4 +1,4 @@
-"""A seed job: one unit of training (a seed, or a seed x search candidate) and how to run it.
+"""A seed job: one unit of training (a seed, or a seed x search trial) and how to run it.
 
 :func:`.plan.plan_cell` makes a :class:`Job` per uncached unit; the executors
 place it (:meth:`Job.placed`: its index in the batch, the scratch folder) and
@@ -27,8 +27,8 @@ class Job:
     #: what the job computes: task, task_spec, model, model_args, hp, protocol, seed -- exactly what the
     #: per-seed key hashes besides the data and the code (:mod:`netzbench.identity`)
     spec: dict
-    #: index of the search candidate (0 without a search): ``(spec["seed"], candidate)`` names the unit
-    candidate: int
+    #: index of the search trial (0 without a search): ``(spec["seed"], trial)`` names the unit
+    trial: int
     #: the processed task folder (``data/<task>/``, absolute)
     data_dir: str
     #: the task's ``meta.json``
@@ -73,9 +73,12 @@ class Job:
     def from_wire(cls, message) -> Job:
         """The job of a frame :meth:`to_wire` wrote (:class:`.wire.ProtocolError` for anything else; a
         field with a default may be left out). The fields are the keys a job had as a plain dict, so
-        a stage started before jobs had a type is still understood by a newer server."""
+        a stage started before jobs had a type is still understood by a newer server (``candidate``: the
+        old name of ``trial``)."""
         if type(message) is not dict:
             raise wire.ProtocolError(f"a job is a JSON object, got {type(message).__name__}")
+        if "candidate" in message and "trial" not in message:
+            message = {("trial" if k == "candidate" else k): v for k, v in message.items()}
         unknown = set(message) - set(WIRE_FIELDS)
         missing = set(_REQUIRED) - set(message)
         if unknown or missing:

@@ -27,8 +27,8 @@ from ..model_facts import model_families
 from ..protocol import Protocol, trained
 from ..records import SCHEMA_VERSION, RunRecord, cell_status, check_finite, software_versions
 from ..training.planning import batch_size
-from ..training.search import candidates as search_candidates
-from ..training.search import select as select_candidate
+from ..training.search import select as select_trial
+from ..training.search import trials as search_trials
 from ..training.search import validation_series
 from .cache import SeedCache
 from .job import Job
@@ -114,13 +114,13 @@ class CellPlan:
 
     def _selected(self, seed: int) -> dict:
         runs = [self.results[seed, c] for c in range(len(self.grid))]
-        best, trace = select_candidate(runs, self.record["headline_metric"], self.record["direction"])
+        best, trace = select_trial(runs, self.record["headline_metric"], self.record["direction"])
         for entry, c in zip(trace, self.grid):
             entry["config"] = c
         span = _time_span(runs)
         seconds = sum(r.get("seconds", 0.0) for r in runs)  # the search's full cost
         if best is None:
-            return {"status": "failed", "error": "every search candidate failed", "seconds": seconds,
+            return {"status": "failed", "error": "every search trial failed", "seconds": seconds,
                     "search": {"trace": trace}, **span}
         chosen = dict(runs[best])
         chosen["search"] = {"selected": self.grid[best], "selected_index": best, "trace": trace}
@@ -130,7 +130,7 @@ class CellPlan:
 
 
 def _time_span(runs: list[dict]) -> dict:
-    """First start and last finish over a seed's search candidates (when they were recorded)."""
+    """First start and last finish over a seed's search trials (when they were recorded)."""
     starts = [r["started_at"] for r in runs if "started_at" in r]
     ends = [r["finished_at"] for r in runs if "finished_at" in r]
     return {"started_at": min(starts), "finished_at": max(ends)} if starts and ends else {}
@@ -259,15 +259,15 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
 
         device = resolve_device(device)  # results differ across devices: part of the cache key (CUDA left untouched here)
     record["device"] = device
-    plan.grid = search_candidates(params.get("search"))
-    # a unit of work is (seed, candidate); without a search there is one candidate: the protocol's hp
+    plan.grid = search_trials(params.get("search"))
+    # a unit of work is (seed, trial); without a search there is one trial: the protocol's hp
     hps = [{**hp, **c} for c in plan.grid] or [hp]
     if plan.grid:
-        say(f"{task_id}/{model}: search over {len(plan.grid)} candidates per seed: {len(plan.grid)}x the "
+        say(f"{task_id}/{model}: search over {len(plan.grid)} trials per seed: {len(plan.grid)}x the "
             f"training cost of the unsearched protocol ({len(plan.grid) * len(seeds)} runs)")
         record["search"] = {"space": params["search"]["space"], "method": params["search"].get("method", "grid"),
                             "n": params["search"].get("n"), "seed": params["search"].get("seed", 0),
-                            "candidates": plan.grid,
+                            "trials": plan.grid,
                             "criterion": f"{validation_series(metric)} at the final evaluated epoch"}
     cache = SeedCache() if plan.cacheable else None
     how = {"data_dir": str(task_dir.resolve()), "meta": meta,
@@ -292,5 +292,5 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
             if hit is not None:
                 plan.results[s, c] = {**hit, "cached": True}
             else:
-                plan.jobs.append(Job(spec=spec, candidate=c, **how))
+                plan.jobs.append(Job(spec=spec, trial=c, **how))
     return plan

@@ -1,6 +1,6 @@
 """Running seed jobs as Ray tasks (``exec.executor: ray``).
 
-Each job (a seed, or a seed x search candidate) becomes one Ray task with
+Each job (a seed, or a seed x search trial) becomes one Ray task with
 its own CPU request (``exec.threads``) and, when the resolved device is
 CUDA, a share of a GPU (``1 / exec.workers``: that many seeds share one; Ray
 sets the task's ``CUDA_VISIBLE_DEVICES``, recorded as its ``cuda_device``), on the cluster named by ``exec.ray_address`` or ``RAY_ADDRESS`` (a

@@ -1,6 +1,6 @@
 r"""Expected best validation score against the tuning budget (Dodge et al. 2019, "Show your work").
 
-A hyperparameter search gives each model the same candidates (``search``: the same grid, or the same
+A hyperparameter search gives each model the same trials (``search``: the same grid, or the same
 random draw for every model) and records every trial's validation score. If a researcher with a budget
 of :math:`n` trials drew them at random from those trials, the best score they would find is the
 maximum of :math:`n` draws; with the :math:`N` observed scores sorted,

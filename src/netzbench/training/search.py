@@ -1,10 +1,10 @@
 """The optional inner hyperparameter search of a cell.
 
-For every (task, model, seed), each candidate configuration is trained with
-the same seed and the candidate with the best *validation* headline metric
-at the final evaluated epoch is selected (ties: the earlier candidate; a
-failed candidate or a NaN score never wins). The held-out series of the
-selected candidate becomes the seed's history; the whole trace goes into the
+For every (task, model, seed), each *trial* (one configuration of the
+space) is trained with the same seed and the trial with the best
+*validation* headline metric at the final evaluated epoch is selected (ties:
+the earlier trial; a failed trial or a NaN score never wins). The held-out
+series of the selected trial becomes the seed's history; the whole trace goes into the
 run record. The search space covers ``lr``, ``weight_decay`` and
 ``hidden_channels``; ``grid`` takes every combination, ``random`` takes ``n``
 of them without replacement, drawn with ``search.seed``. An empty space is
@@ -20,8 +20,8 @@ import math
 import numpy as np
 
 
-def candidates(search: dict | None) -> list[dict]:
-    """The candidate overrides of the search (``[]`` when there is no search)."""
+def trials(search: dict | None) -> list[dict]:
+    """The hyperparameter overrides of the search's trials (``[]`` when there is no search)."""
     space = (search or {}).get("space") or {}
     if not space:
         return []
@@ -40,7 +40,7 @@ def validation_series(headline_metric: str) -> str:
 
 
 def select(results: list[dict], headline_metric: str, direction: str) -> tuple[int | None, list[dict]]:
-    """Index of the winning candidate (or None if every candidate failed) and the trace."""
+    """Index of the winning trial (or None if every trial failed) and the trace."""
     val_key = validation_series(headline_metric)
     trace, best, best_score = [], None, None
     for i, res in enumerate(results):
@@ -49,7 +49,7 @@ def select(results: list[dict], headline_metric: str, direction: str) -> tuple[i
             series = res["history"].get(val_key) or []
             if series and series[-1] is not None:
                 score = float(series[-1])
-        trace.append({"candidate": i, "status": res.get("status"), "val_score": score})
+        trace.append({"trial": i, "status": res.get("status"), "val_score": score})
         if math.isnan(score):
             continue
         signed = score if direction == "higher" else -score
