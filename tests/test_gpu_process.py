@@ -42,7 +42,7 @@ def gpus(monkeypatch):
 
 
 def _job(index: int, dev: str = "cuda", arithmetic: str = "native") -> Job:
-    return Job(spec={"task": "t", "model": "GCN", "model_args": None, "seed": index}, candidate=0, data_dir="d",
+    return Job(spec={"task": "t", "model": "GCN", "model_args": None, "seed": index}, trial=0, data_dir="d",
                meta={}, cwd=".", sys_path=[], threads=1, device=dev, timeout_s=None, max_rss_gb=None,
                arithmetic=arithmetic, job_index=index)
 

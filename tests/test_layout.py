@@ -172,3 +172,56 @@ def test_a_module_name_names_one_concept():
             by_name.setdefault(path.name, []).append(str(path.relative_to(SRC)))
     twice = {name: paths for name, paths in by_name.items() if len(paths) > 1}
     assert set(twice) <= set(SAME_CONCEPT), {n: p for n, p in twice.items() if n not in SAME_CONCEPT}
+
+
+# ----------------------------------------------------------------------------- docs/architecture.md's tables
+
+ARCHITECTURE = REPO / "docs" / "architecture.md"
+
+
+def _table(heading: str) -> list[list[str]]:
+    """The rows (cells, stripped) of the first Markdown table after ``heading`` in docs/architecture.md."""
+    text = ARCHITECTURE.read_text(encoding="utf-8").split(heading, 1)[1]
+    rows = [line for line in text.splitlines() if line.startswith("|")]
+    start = next(i for i, line in enumerate(text.splitlines()) if line.startswith("|"))
+    block = []
+    for line in text.splitlines()[start:]:
+        if not line.startswith("|"):
+            break
+        block.append([c.strip() for c in line.strip().strip("|").split("|")])
+    assert rows, heading
+    return [r for r in block[2:]]  # past the header and its rule
+
+
+def _units(cell: str) -> list[str]:
+    """The unit names a table cell lists: `stats/` -> stats, `errors.py` -> errors."""
+    import re
+
+    return [name.rstrip("/").removesuffix(".py") for name in re.findall(r"`([^`]+)`", cell)]
+
+
+def _unit_imports(names) -> set[str]:
+    return {unit(t) for m in MODULES if unit(m) in names for t in GRAPH[m]} - set(names)
+
+
+def test_the_layer_tables_of_architecture_md_are_the_packages():
+    """Both tables name every unit with its layer in LAYERS (which test_every_unit_has_a_layer holds to the
+    package's modules); where the second lists what a unit imports today, that is what it imports."""
+    layers = {}
+    for layer, modules, *_ in _table("## Layers"):
+        for name in _units(modules):
+            assert name not in layers, f"{name} is listed twice in the layer table"
+            layers[name] = int(layer)
+    assert layers == LAYERS, ("docs/architecture.md's layer table and tests/test_layout.py's LAYERS differ: "
+                              f"{sorted(set(layers.items()) ^ set(LAYERS.items()))}")
+    seen = {}
+    for units, layer, imports, _ in _table("Per package, what it may build on"):
+        names = _units(units)
+        for name in names:
+            seen[name] = int(layer)
+        if imports == "nothing of netzbench":
+            assert not _unit_imports(names), (units, sorted(_unit_imports(names)))
+        elif _units(imports):
+            assert sorted(_units(imports)) == sorted(_unit_imports(names)), \
+                f"{units} imports {sorted(_unit_imports(names))} today; docs/architecture.md says {imports}"
+    assert seen == LAYERS, sorted(set(seen.items()) ^ set(LAYERS.items()))
