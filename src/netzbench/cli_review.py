@@ -107,8 +107,8 @@ def compare_cmd(runs: tuple[str, ...], html_path: str | None) -> None:
     if len(runs) > 2:
         raise UserError("give at most two runs: A and B")
     specs = [*(runs or ["HEAD"]), BENCHMARK][:2]
-    try:
-        (a, source_a), (b, source_b) = load(specs[0]), load(specs[1])
+    try:  # the default baseline is the commit HEAD, never a working-tree file named HEAD
+        (a, source_a), (b, source_b) = load(specs[0], files=bool(runs)), load(specs[1])
         result = compare(a, b, labels=(source_a.label, source_b.label))
     except VerifyError as exc:
         raise UserError(str(exc)) from None

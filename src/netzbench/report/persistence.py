@@ -17,10 +17,13 @@ file written before 2026-12-04) reads as it always did.
 from __future__ import annotations
 
 import gzip
+import errno
 import hashlib
 import json
 import math
+import os
 import re
+import stat
 import zlib
 from collections.abc import Mapping
 from contextlib import nullcontext
@@ -37,8 +40,43 @@ HISTORIES_SCHEMA = "netzbench.histories/1"
 #: the published benchmark file's histories: ``<stem>`` + this, in the same folder
 HISTORIES_SUFFIX = ".histories.json.gz"
 #: longest uncompressed histories text read (the headline's is 7.6 MB): a corrupt or hostile sidecar
-#: cannot make a reader inflate gigabytes
-MAX_HISTORIES_BYTES = 1 << 31
+#: cannot make a reader inflate gigabytes (``NETZBENCH_MAX_HISTORIES`` raises it, :func:`cap`)
+MAX_HISTORIES_BYTES = 1 << 27
+#: longest benchmark file read (the headline's is 0.6 MB; ``NETZBENCH_MAX_BENCHMARK`` raises it)
+MAX_BENCHMARK_BYTES = 1 << 26
+_CAP_VARIABLES = {"histories": ("NETZBENCH_MAX_HISTORIES", MAX_HISTORIES_BYTES),
+                  "benchmark": ("NETZBENCH_MAX_BENCHMARK", MAX_BENCHMARK_BYTES)}
+
+
+def cap(kind: str) -> tuple[int, str]:
+    """The byte cap on a published ``kind`` (``benchmark`` or ``histories``) file and the environment
+    variable that raises it (a positive whole number there; anything else is refused)."""
+    var, default = _CAP_VARIABLES[kind]
+    raw = os.environ.get(var, "").strip()
+    if not raw:
+        return default, var
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"{var}={raw!r}: expected a positive whole number of bytes")
+    return int(raw), var
+
+
+def read_regular(path: str | Path, kind: str = "benchmark") -> bytes:
+    """The bytes of the published file ``path``, read only when it is a regular file (a link to one is
+    followed) of at most :func:`cap` ``(kind)`` bytes: a FIFO (which would block), a device (``/dev/zero``
+    never ends), a folder or a file over the cap raises ``OSError`` naming it, before anything is read."""
+    limit, var = cap(kind)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))  # a FIFO opens at once
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a FIFO, device or folder is never read)", str(path))
+        if info.st_size > limit:
+            raise OSError(errno.EFBIG, f"{info.st_size:,} bytes, over the cap of {limit:,} for a {kind} file "
+                          f"(set {var} higher to read it)", str(path))
+        data = fh.read(limit + 1)
+    if len(data) > limit:  # grew while read
+        raise OSError(errno.EFBIG, f"more than the cap of {limit:,} bytes (set {var} higher)", str(path))
+    return data
 
 
 def _json_number(v):
@@ -156,7 +194,7 @@ def loads(source: str | Path) -> Any:
     range or an integer longer than :data:`MAX_INT_DIGITS` digits raise ``ValueError`` (never
     ``RecursionError``); none of them is in a file :func:`dumps` wrote.
     """
-    text = Path(source).read_text(encoding="utf-8") if _is_path(source) else str(source)
+    text = read_regular(source).decode("utf-8") if _is_path(source) else str(source)
     _check_depth(text)
     return json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int)
 
@@ -212,14 +250,18 @@ def join(form: Any, read_sidecar: Callable[[str], bytes] | None) -> Any:
     if not (isinstance(ref, Mapping) and isinstance(ref.get("name"), str)
             and re.fullmatch(r"[A-Za-z0-9_.-]+" + re.escape(HISTORIES_SUFFIX), ref["name"])
             and isinstance(ref.get("sha256"), str) and re.fullmatch(r"[0-9a-f]{64}", ref["sha256"])
-            and type(ref.get("bytes")) is int and 0 < ref["bytes"] <= MAX_HISTORIES_BYTES):
+            and type(ref.get("bytes")) is int and ref["bytes"] > 0):
         raise ValueError(f"'histories_file' is {_short(ref)}, not {{name: <file>{HISTORIES_SUFFIX} in the same "
                          f"folder, sha256: <hex>, bytes: <count>}}")
+    limit, var = cap("histories")
+    if ref["bytes"] > limit:
+        raise ValueError(f"'histories_file' names {ref['bytes']:,} bytes of histories, over the cap of {limit:,} "
+                         f"(set {var} higher to read them)")
     if read_sidecar is None:
         raise ValueError(f"the histories are in {ref['name']}, beside the benchmark file: read it by its path")
     name = ref["name"]
     try:
-        raw = _inflate(read_sidecar(name), ref["bytes"])
+        raw = _inflate(read_sidecar(name), ref["bytes"])  # never more than the length the file names
     except ValueError as exc:
         raise ValueError(f"histories file {name}: {exc}") from None
     if len(raw) != ref["bytes"] or hashlib.sha256(raw).hexdigest() != ref["sha256"]:
@@ -239,4 +281,4 @@ def read(source: str | Path) -> Any:
 
 def beside(path: str | Path) -> Callable[[str], bytes]:
     """The reader of a sidecar in ``path``'s folder (``read_sidecar`` of :func:`join`)."""
-    return lambda name: Path(path).with_name(name).read_bytes()
+    return lambda name: read_regular(Path(path).with_name(name), "histories")

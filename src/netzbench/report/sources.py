@@ -13,12 +13,14 @@ Every file is then read as strictly as ``verify`` reads one (:func:`.verify_inpu
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from .benchmark import BenchmarkReport
+from .persistence import cap
 from .verify_input import VerifyError, read_benchmark
 
 log = logging.getLogger(__name__)
@@ -67,10 +69,11 @@ def _experiment_ref(name: str, cwd: str | Path | None) -> str | None:
     return str(found) if found is not None else None
 
 
-def resolve(spec: str, path: str = BENCHMARK, cwd: str | Path | None = None) -> Source:
+def resolve(spec: str, path: str = BENCHMARK, cwd: str | Path | None = None, files: bool = True) -> Source:
     """What ``spec`` names (module docstring; ``path`` is the benchmark file inside a commit), or a
-    :class:`VerifyError` saying it names nothing."""
-    if Path(cwd or ".", spec).is_file():
+    :class:`VerifyError` saying it names nothing. ``files`` False: a revision or experiment only (the
+    default baseline ``HEAD`` is the commit, never a working-tree file of that name)."""
+    if files and os.path.lexists(Path(cwd or ".", spec)) and not Path(cwd or ".", spec).is_dir():
         return Source(spec, "file", spec)
     if not spec.startswith("-"):  # never an option to git
         commit = _commit_of(spec, cwd)
@@ -81,14 +84,23 @@ def resolve(spec: str, path: str = BENCHMARK, cwd: str | Path | None = None) -> 
             commit = _commit_of(ref, cwd)
             if commit is not None:
                 return Source(spec, "experiment", f"experiment {spec.rsplit('/', 1)[-1]} ({commit[:7]})", commit)
-    raise VerifyError(f"{spec!r} is not a file, a git revision or a dvc experiment of this repository")
+    raise VerifyError(f"{spec!r} is not {'a file, ' if files else ''}a git revision or a dvc experiment of this "
+                      "repository")
 
 
 def read(source: Source, path: str = BENCHMARK, cwd: str | Path | None = None) -> BenchmarkReport:
     """The report ``source`` holds (``path`` inside a commit), read strictly (:func:`.read_benchmark`)."""
     if source.kind == "file":
         return read_benchmark(Path(cwd or ".", source.spec), source.label)
-    def shown(rel: str) -> bytes:
+    def shown(rel: str, kind: str = "benchmark") -> bytes:
+        try:
+            limit, var = cap(kind)
+        except ValueError as exc:
+            raise VerifyError(str(exc)) from None
+        size = _git("cat-file", "-s", f"{source.commit}:./{rel}", cwd=cwd)  # its size, before it is read
+        if size is not None and size.returncode == 0 and int(size.stdout or 0) > limit:
+            raise VerifyError(f"{source.label}:{rel}: {int(size.stdout):,} bytes, over the cap of {limit:,} for a "
+                              f"{kind} file (set {var} higher to read it)")
         done = _git("show", f"{source.commit}:./{rel}", cwd=cwd)
         if done is None or done.returncode != 0:
             raise VerifyError(f"{source.label}: no {rel} in that commit (git show {source.commit[:7]}:{rel} failed)")
@@ -99,11 +111,12 @@ def read(source: Source, path: str = BENCHMARK, cwd: str | Path | None = None) -
         copy.write_bytes(shown(path))
         # the histories beside it in the same commit (a file published before 2026-12-04 holds its own)
         return read_benchmark(copy, f"{source.label}:{path}",
-                              lambda name: shown(str(PurePosixPath(path).with_name(name))))
+                              lambda name: shown(str(PurePosixPath(path).with_name(name)), "histories"))
 
 
-def load(spec: str, path: str = BENCHMARK, cwd: str | Path | None = None) -> tuple[BenchmarkReport, Source]:
+def load(spec: str, path: str = BENCHMARK, cwd: str | Path | None = None,
+         files: bool = True) -> tuple[BenchmarkReport, Source]:
     """:func:`resolve` then :func:`read`."""
-    source = resolve(spec, path, cwd)
+    source = resolve(spec, path, cwd, files)
     log.debug(f"{spec}: {source.kind} {source.label}")
     return read(source, path, cwd), source
