@@ -12,6 +12,7 @@ import gzip
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -24,8 +25,6 @@ from netzbench.cli import main
 from netzbench.report import BenchmarkReport
 from netzbench.report.persistence import histories_name, read_regular, split
 from netzbench.report.verify_input import VerifyError, read_benchmark
-
-pytestmark = pytest.mark.unit
 
 MEMORY_CAP = 2 << 30
 
@@ -159,3 +158,43 @@ def test_a_file_named_head_does_not_replace_the_committed_baseline(repo):
         os.chdir(cwd)
     assert out.exit_code == 0, out.output
     assert f"A: `HEAD ({head[:7]})`" in out.output and "**No change.**" in out.output
+
+
+HOSTILE_NAME = "GCN[hidden=<!-- hides the rest -->,act=<script>x</script>]"
+
+
+def _outside_code(markdown: str) -> str:
+    return re.sub(r"`[^`\n]*`", "", re.sub(r"(?ms)^```.*?^```", "", markdown))
+
+
+def test_model_arguments_are_text_in_report_md_and_compare_markdown():
+    """A candidate's display name carries its ``model_args``: a ``<!--`` there hid the rest of the rendered
+    REPORT.md and compare summary. Outside code it is written ``&lt;``; in code spans it stays as typed."""
+    from netzbench.report.compare import compare
+    from netzbench.report.compare_render import to_html, to_markdown
+    from netzbench.report.facts import collect_facts
+    from netzbench.report.markdown import render_markdown
+
+    seeds = [0, 1, 2, 3]
+    tasks = {"t": {"metric": "test_acc", "direction": "higher", "family": "node_cls", "category": "c"}}
+
+    def run(shift):
+        hist = {"t": {m: [{"train_loss": [1.0, 0.5], "val_acc": [0.5, v], "test_acc": [0.5, v]}
+                          for v in (base + shift + 0.01 * s for s in seeds)]
+                      for m, base in ((HOSTILE_NAME, 0.6), ("MLP", 0.5))}}
+        return BenchmarkReport(seeds, hist, {}, tasks=tasks)
+
+    report_md = render_markdown(collect_facts(run(0.0), HOSTILE_NAME, ["MLP"]), {"models": ["MLP"], "report": {},
+                                                                                  "train": {}})
+    summary = to_markdown(compare(run(0.0), run(0.05)))
+    for text in (report_md, summary):
+        assert "hidden=&lt;!-- hides" in text
+        assert not re.search(r"<[A-Za-z/!?]", _outside_code(text))
+    assert "&lt;!--" in to_html(compare(run(0.0), run(0.05))) and "<script>" not in to_html(compare(run(0.0), run(0.05)))
+
+
+def test_inert_html_leaves_code_comparisons_and_quotes_alone():
+    from netzbench.report.formatting import inert_html
+
+    text = "p < 0.05 and `<b>` in code\n```\n<pre>raw</pre>\n```\n> quoted <i>x</i>"
+    assert inert_html(text) == "p < 0.05 and `<b>` in code\n```\n<pre>raw</pre>\n```\n> quoted &lt;i>x&lt;/i>"

@@ -23,8 +23,6 @@ import pytest
 from netzbench.catalog.readers import limits
 from netzbench.catalog.readers.declared import read_dataset
 
-pytestmark = pytest.mark.unit
-
 MEMORY_CAP = 2 << 30
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import click
 
-from .cli_common import UserError, check_device, check_model_name, check_task_name, checked_params, epoch_budgets
+from .cli_common import (Commands, UserError, check_device, check_finite, check_meta, check_model_name,
+                         check_rank_names, check_task_name, checked_params, epoch_budgets)
 from .cli_review import compare_cmd, estimate_cmd, exps_cmd, stale_cmd, verify_cmd
 from .console import console
 from .errors import ParamsError, RecordError
@@ -22,7 +23,7 @@ from .errors import ParamsError, RecordError
 log = logging.getLogger(__name__)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="netzbench")
 def main() -> None:
     """netzbench: statistically honest GNN benchmarking (GraphNetz protocol) as a DVC pipeline."""
@@ -94,6 +95,7 @@ def card(task: str, data_root: str, as_json: bool) -> None:
     from .catalog.card import card_text, read_card
     from .paths import child
 
+    check_meta(data_root, child(data_root, task).name)
     try:
         found = read_card(child(data_root, task))
     except FileNotFoundError as exc:
@@ -141,6 +143,8 @@ def train(task: str | None, model: str | None, all_tasks: bool, params_path: str
                         if not all_tasks else "give TASK or --all, not both")
     if task is not None:
         check_task_name(params, task)
+    for name in [task] if task is not None else params["tasks"]:
+        check_meta(data_root, name)
     check_device(params)
     if model is None:
         if out is not None:
@@ -321,6 +325,7 @@ def seeds(target_effect: float | None, looks: str | None, alpha: float | None, p
             raise UserError(str(exc)) from None
         except ValueError:
             raise UserError(f"--looks must be comma-separated seed counts, got {looks!r}") from None
+    check_finite({"--target-effect": target_effect, "--alpha": alpha})
     params = checked_params(params_path)
     check_device(params)
     plan = params["seed_plan"]
@@ -361,6 +366,8 @@ def controls(tasks, only, kinds, budgets, params_path, data_root) -> None:
     for task in tasks:
         check_task_name(params, task)
     epochs = epoch_budgets(budgets, tasks)
+    for model in only:
+        check_model_name(model)
     try:
         run_controls(params, tasks, list(only) or block["models"], tuple(kinds or block["kinds"]), data_root=data_root,
                      **({"epochs": epochs} if epochs else {}))
@@ -412,7 +419,7 @@ def report(params_path: str) -> None:
     from .run.warm_cli import run_report_warm
 
     try:  # values only: the report reads run records, never the catalogue
-        params = load_params(params_path)
+        params = check_rank_names(load_params(params_path), params_path)
     except ParamsError as exc:
         raise UserError(str(exc)) from None
     code = run_report_warm(["report", "--params", params_path], params["exec"])  # in a report server's child

@@ -15,6 +15,30 @@ class UserError(click.ClickException):
     exit_code = 2
 
 
+class Commands(click.Group):
+    """The command group: an :class:`~.errors.InputError` (or an unsafe path) that any command meets past its
+    own checks -- a torn or hostile file, a path outside its folder, a value out of range -- ends it with its
+    one-line message and exit code 2, never a traceback."""
+
+    def invoke(self, ctx):
+        from .errors import InputError
+        from .paths import UnsafePath
+
+        try:
+            return super().invoke(ctx)
+        except (InputError, UnsafePath) as exc:
+            raise UserError(str(exc)) from None
+
+
+def check_finite(values: dict) -> None:
+    """Each named number (None: not given) finite: click's ranges let ``nan`` and ``inf`` through."""
+    import math
+
+    for name, value in values.items():
+        if value is not None and not math.isfinite(value):
+            raise UserError(f"{name} must be a finite number, got {value}")
+
+
 def declared_arithmetic(path: str) -> str:
     """``exec.arithmetic`` as written in the params file (or the default), read without validation (but
     read as safely as :func:`~netzbench.params.load_params` reads it: an anchor bomb is refused here too)."""
@@ -77,6 +101,42 @@ def check_model_name(model: str, model_args: dict | None = None) -> None:
         check_model(model, model_args)
     except ModelError as exc:
         raise UserError(str(exc)) from None
+
+
+def check_rank_names(params: dict, path: str) -> dict:
+    """``params`` (read without the catalogue, as the report reads them), once a ``report.rank_tasks`` or
+    ``rank_exclude`` name that is not one of ``tasks`` is checked against the catalogue as ``dvc repro``
+    checks it (:class:`ParamsError` for a typo)."""
+    named = [*(params["report"].get("rank_tasks") or []), *(params["report"].get("rank_exclude") or [])]
+    if any(t not in params["tasks"] for t in named):
+        from .config import load_config
+
+        load_config(path)
+    return params
+
+
+#: what every meta.json fetch writes holds (a torn or hand-cut one lacks some)
+META_KEYS = ("task", "family", "split", "status")
+
+
+def check_meta(data_root: str, task: str) -> None:
+    """``data_root/task/meta.json``, where there is one, readable and complete: a torn or incomplete file is a
+    one-line :class:`UserError` saying to fetch the task again (a missing one is the command's to name)."""
+    import json
+    from pathlib import Path
+
+    path = Path(data_root) / task / "meta.json"
+    if not path.is_file():
+        return
+    again = f"run `netzbench fetch {task}` again"
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        why = f"not JSON ({exc.msg} at line {exc.lineno})" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        raise UserError(f"{path} cannot be read: {why} (a torn write?); {again}") from None
+    missing = [k for k in META_KEYS if k not in meta] if isinstance(meta, dict) else list(META_KEYS)
+    if missing:
+        raise UserError(f"{path} is incomplete (no {', '.join(missing)}); {again}")
 
 
 def check_device(params: dict) -> None:

@@ -104,6 +104,8 @@ __all__ = ["DEFAULTS", "ParamsError", "check_name", "load_params", "merge", "rea
 
 #: the largest seed: a signed 64-bit integer (what torch.manual_seed, numpy and the seeded streams all accept)
 MAX_SEED = 2**63 - 1
+#: the most seeds a look of the seed rounds may ask for (:data:`netzbench.stats.power.MAX_SEEDS`, tested equal)
+MAX_LOOK = 10_000
 #: a task id or model name becomes a file or folder name (data/<task>/, metrics/runs/<task>/<model>.json): a
 #: plain name, never '', '.', '..', a separator or a NUL, never hidden (fetch stages in data/.<task>.partial)
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
@@ -487,4 +489,7 @@ def check_looks(looks: Any, what: str) -> list[int]:
     if (not isinstance(looks, list) or not looks or not all(_is_int(n) for n in looks) or looks[0] < 2
             or any(b <= a for a, b in zip(looks, looks[1:]))):
         raise ParamsError(f"{what} must be increasing seed counts of at least 2 (the last is the cap), got {looks!r}")
+    if looks[-1] > MAX_LOOK:
+        raise ParamsError(f"{what}: a cap of {looks[-1]} seeds is more than {MAX_LOOK:,} (the most the power "
+                          "analysis covers)")
     return list(looks)

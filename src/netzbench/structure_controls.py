@@ -46,6 +46,8 @@ SCHEMA = "netzbench.controls/2"
 
 
 CANNOT_TELL = "cannot tell: collapsed"
+#: the verdict where fewer than two seeds have a result on both sides (their seeds failed)
+NO_DATA = "no verdict: fewer than 2 seeds with a result on both graphs (failed seeds?)"
 
 
 def verdict(diff, alpha: float, ci: float = 0.95) -> dict:
@@ -53,6 +55,9 @@ def verdict(diff, alpha: float, ci: float = 0.95) -> dict:
     so that positive is better with the graph)."""
     d = np.asarray(diff, dtype=float)
     d = d[np.isfinite(d)]
+    if d.size < 2:  # every seed (or all but one) failed on a side: no verdict from no data
+        return {"verdict": NO_DATA, "mean_diff": math.nan, "lo": math.nan, "hi": math.nan, "p_value": math.nan,
+                "mde": math.nan, "n_seeds": int(d.size)}
     test = paired_test(d, np.zeros_like(d), "t")
     interval = t_interval(d, ci)
     mde = paired_power(d, np.zeros_like(d), alpha=alpha).mde

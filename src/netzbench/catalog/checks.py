@@ -25,10 +25,11 @@ import copy
 
 import numpy as np
 
+from ..errors import InputError
 from ..graphs.convert import as_numpy
 
 
-class DatasetError(ValueError):
+class DatasetError(InputError):
     """A user dataset cannot be benchmarked; the message names the task and what is wrong."""
 
 

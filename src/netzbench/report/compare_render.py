@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from ..stats import RESOLUTION
-from .formatting import number, p_value
+from .formatting import inert_html, number, p_value
 from .verify import conclusion_change, left_out
 from .within_task import TEST_NAMES
 
@@ -217,7 +217,7 @@ def to_markdown(result: dict[str, Any]) -> str:
             lines.append("|" + "|".join("---:" if i in right else "---" for i in range(len(header))) + "|")
             lines += ["| " + " | ".join(map(_md_cell, row)) + " |" for row in rows]
             lines.append("")
-    return "\n".join(lines).rstrip() + "\n"
+    return inert_html("\n".join(lines).rstrip() + "\n")  # model arguments and names are the user's
 
 
 _CODE, _BOLD = re.compile(r"`([^`]+)`"), re.compile(r"\*\*(.+?)\*\*")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 
@@ -36,3 +37,29 @@ def display_names(models) -> dict[str, str]:
     for label in short.values():
         taken[label] = taken.get(label, 0) + 1
     return {m: label if taken[label] == 1 else str(m) for m, label in short.items()}
+
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_SPAN = re.compile(r"(`+)(.+?)\1")
+#: what starts raw HTML in Markdown: a tag, a closing tag, a comment, a declaration or an instruction
+_TAG = re.compile(r"<(?=[A-Za-z/!?])")
+
+
+def inert_html(markdown: str) -> str:
+    """``markdown`` with every ``<`` that would start raw HTML (a tag, ``</``, ``<!--``) outside code written
+    ``&lt;``, so that user-supplied text in it (model arguments, dataset names, labels) renders as text: a
+    ``<!--`` in a model's arguments can no longer hide the rest of a rendered report. Code spans and fenced
+    blocks are left as they are (HTML is not read there); ``p < 0.05`` is not a tag and stays."""
+    out, fenced = [], False
+    for line in markdown.split("\n"):
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            pieces, last = [], 0
+            for m in _SPAN.finditer(line):
+                pieces += [_TAG.sub("&lt;", line[last:m.start()]), m.group(0)]
+                last = m.end()
+            line = "".join(pieces) + _TAG.sub("&lt;", line[last:])
+        out.append(line)
+    return "\n".join(out)
+

@@ -208,6 +208,10 @@ def estimate_plan(params: dict, tasks: list[str] | None = None, *, data_root: st
     per-seed cache were empty (what a fresh clone pays; to set beside a finished run's times)."""
     tasks = list(tasks or params["tasks"])
     data_root = Path(data_root)
+    if params["exec"].get("timeout_s") is not None:  # a probe runs at most a seed's epochs and two more: a
+        # candidate that hangs is stopped where its seed would be, not after 900 s
+        seed_limit = 2 * float(params["exec"]["timeout_s"])
+        timeout_s = seed_limit if timeout_s is None else min(timeout_s, seed_limit)
     # the probes' kernels follow the mode, as the workers' do (a caller other than the command line may
     # not have set it: on a CPU beyond AVX2 a portable probe would then refuse to run)
     configure_arithmetic(params["exec"].get("arithmetic", "native"))

@@ -34,6 +34,7 @@ options, so the text always matches the tables and figures written next to it.
 from __future__ import annotations
 
 from ..facts import ReportFacts
+from ..formatting import inert_html
 from .across_tasks import across_tasks
 from .bookkeeping import candidate, compute_cost, files, missing_cells
 from .evidence import equivalence, power_floor
@@ -52,4 +53,4 @@ def render_markdown(facts: ReportFacts, params: dict) -> str:
                 significant_differences(facts), paired_tests(facts), across_tasks(facts), power_floor(facts),
                 equivalence(facts), candidate(facts), missing_cells(facts), compute_cost(facts),
                 paper_comparison(facts), protocol_study(facts), files(), questions(facts)]
-    return "\n".join(line for section in sections for line in section)
+    return inert_html("\n".join(line for section in sections for line in section))  # user text is text
