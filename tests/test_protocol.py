@@ -34,7 +34,8 @@ def test_presets_and_overrides():
                                                    "link_metric", "structural_features"}
     assert set(P.for_task(paper, "link_pred", relational=True)) == {
         "structural_features", "relational_message_passing", "relational_negatives", "relational_eval_negatives",
-        "relational_eval_side", "relational_held_out_overlap", "relational_inputs", "relation_init", "link_metric"}
+        "relational_eval_side", "relational_held_out_overlap", "relational_inputs", "relational_ranking",
+        "relation_init", "link_metric"}
 
 
 @pytest.mark.parametrize("bad, message", [

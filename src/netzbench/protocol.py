@@ -103,6 +103,14 @@ SWITCHES: tuple[Switch, ...] = (
         "embedding": "the encoder's input is a learnt embedding per entity (64-d, N(0, 1) initialised, trained with "
                      "the model), as knowledge-graph models usually have: entities of equal degree can differ"},
            "relational"),
+    Switch("relational_ranking", "sampled", "full", {
+        "sampled": "knowledge graphs' MRR and Hits@k only against 50 filtered candidates per held-out triple and "
+                   "side (fixed per seed), every epoch",
+        "full": "also the knowledge-graph literature's filtered ranking (test_full_mrr, test_full_hits{1,3,10}): the "
+                "true entity ranked against every entity, head and tail, every known triple (training, validation, "
+                "test) filtered; computed only at the checkpoints a report can select (the last evaluated epoch and "
+                "the earliest best validation MRR), NaN elsewhere; with link_metric: mrr, the headline"},
+           "relational"),
     Switch("relation_init", "normal", "xavier", {
         "normal": "DistMult relation vectors initialised N(0, 1) (an embedding table's default)",
         "xavier": "DistMult relation vectors initialised Xavier-uniform"}, "relational"),
@@ -148,6 +156,7 @@ class Protocol:
     relational_eval_side: str = _strict("relational_eval_side")
     relational_held_out_overlap: str = _strict("relational_held_out_overlap")
     relational_inputs: str = _strict("relational_inputs")
+    relational_ranking: str = _strict("relational_ranking")
     relation_init: str = _strict("relation_init")
     synthetic_graphs: str = _strict("synthetic_graphs")
 

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import families
+
 DIRECTIONS = ("higher", "lower")
 LOWER_IS_BETTER = ("mae", "rmse", "mse", "loss")
 PREFERRED_METRICS = ("acc", "auc", "mae", "rmse")
@@ -104,9 +106,10 @@ def task_info_of(task: str, given: Mapping | None, histories: Sequence[Mapping |
 
 
 def validation_series(metric: str) -> str | None:
-    """The validation series paired with a ``test_<metric>`` headline; None for any other series."""
-    split, _, name = metric.partition("_")
-    return f"val_{name}" if split == "test" and name else None
+    """The validation series paired with a ``test_<metric>`` headline; None for any other series
+    (:func:`netzbench.families.validation_series`: a knowledge graph's full ranking pairs with the
+    sampled validation MRR, at whose best checkpoint it was computed)."""
+    return families.validation_series(metric)
 
 
 def as_float(v) -> float:

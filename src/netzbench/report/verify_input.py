@@ -34,7 +34,7 @@ from .persistence import beside, check_schema, join, loads
 from .series import metric_range, task_info_of
 
 #: a history's series names (``schemas/run_record.schema.json``)
-SERIES_NAME = re.compile(r"^(train|val|test)_[a-z0-9]+$")
+SERIES_NAME = re.compile(r"^(train|val|test)_([a-z]+_)?[a-z0-9]+$")
 NOT_WRITTEN = "not a benchmark file netzbench wrote, or one edited since"
 #: the analysis options a file's ``options`` may hold (:meth:`BenchmarkReport.options`)
 OPTION_NAMES = tuple(name for name in inspect.signature(BenchmarkReport).parameters

@@ -14,7 +14,13 @@ Validation/test, every epoch, on the canonical split (the same for every seed):
   :math:`(h, r, t')` and as many head candidates :math:`(h', r, t)`, none of
   them a known triple (training, validation or test), fixed per seed; the
   mean over both sides (ties broken at random in expectation,
-  :func:`.metrics.rank_metrics`).
+  :func:`.metrics.rank_metrics`);
+- under ``relational_ranking: full``, also the test triples ranked against every
+  entity, head and tail, every known triple filtered (:mod:`.full_rank`:
+  ``test_full_mrr``, ``test_full_hits{1,3,10}``), at the last evaluation and at
+  the earliest best validation MRR only (what ``epoch_selection`` can pick; NaN
+  at the other epochs), and the constant predictor's value
+  (``test_constant_full_mrr``); a heuristic is ranked so once.
 
 Switches (:mod:`netzbench.protocol`): the message-passing graph
 (``relational_message_passing``; along the triples as given, GAT and
@@ -53,6 +59,7 @@ from ..models.adapters import DistMultLink
 from ..models.distmult import train_scores
 from ..models.heuristics import training_adjacency
 from ..protocol import Protocol
+from . import full_rank as FR
 from . import metrics as M
 from .fit import (FitResult, Hyper, check_output, distinct_values, fit, is_constant, maybe_sparse, model_graph,
                   multigraph_graph, num_nodes)
@@ -279,6 +286,11 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on
     design = {"redrawn": False, "n_train": int(trip["train"].shape[1]), "n_test": int(trip["test"].shape[1])}
     fixed_neg = "tail" if tail_only else "either"
     baseline = {"test_constant_auc": 0.5, "test_constant_mrr": M.chance_mrr(RANKING_NEGATIVES)}
+    full = protocol.relational_ranking == "full"
+    if full:  # filtered against every fact of the canonical split, whatever training keeps
+        known_facts = FR.KnownTriples(np.concatenate([canonical[s] for s in ("train", "valid", "test")], axis=1),
+                                      n, num_rel)
+        baseline["test_constant_full_mrr"] = FR.constant_mrr(canonical["test"], known_facts)
     if getattr(model, "heuristic", False):  # never trained: scored once on the undirected training graph
         sets = {}
         for name, h in held_out.items():  # (head, tail) pairs: relations ignored
@@ -286,7 +298,11 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on
             neg = _eval_negatives(pos, n, tail_only, eval_rng) if resampled else h[fixed_neg]
             sets[name] = (pos[[0, 2]], neg[[0, 2]], [(np.repeat(pos[0][:, None], k, 1), h["tails"]),
                                                      (np.repeat(pos[2][:, None], k, 1), h["heads"])])
-        result = score_heuristic(model, training_adjacency(n, trip["train"][[0, 2]]), sets)
+        adjacency = training_adjacency(n, trip["train"][[0, 2]])
+        result = score_heuristic(model, adjacency, sets)
+        if full:
+            ranked = FR.evaluate("test", model, None, canonical["test"], known_facts, adjacency=adjacency)
+            result.history.update({key: [value] for key, value in ranked.items()})
         result.split, result.baseline = design, baseline
         result.leakage = held_out_leaks(held_ids, message_passing=train_ids_undirected)
         return result
@@ -327,6 +343,17 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on
         check_output(scores, (labels.shape[0],), "one score per triple: [num_triples]")
         return F.binary_cross_entropy_with_logits(scores, labels)
 
+    # relational_ranking: full: the checkpoints a report can select (the last evaluation; the earliest best
+    # validation MRR), kept to be ranked against every entity once training is over
+    kept = {"evaluations": 0, "best": -np.inf, "best_at": None, "best_state": None, "best_z": None, "last_z": None}
+
+    def keep(z, val_mrr: float):
+        kept["last_z"] = z
+        if np.isfinite(val_mrr) and val_mrr > kept["best"]:
+            kept.update(best=val_mrr, best_at=kept["evaluations"], best_z=z,
+                        best_state={k: v.clone() for k, v in model.state_dict().items()})
+        kept["evaluations"] += 1
+
     def evaluate():
         z = model(inputs(), mp_edges)
         row = {}
@@ -343,8 +370,24 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on
             if name == "test":
                 row["test_constant"] = is_constant(s)
                 row["test_distinct"] = distinct_values(s)
+        if full:
+            keep(z, row["val_mrr"])
         return row
 
     result = fit(model, hp, step, evaluate, on_epoch)
+    if full:
+        result.history.update(_full_ranking(model, kept, canonical["test"], known_facts, len(result.epochs)))
     result.baseline, result.split, result.leakage = baseline, design, leakage
     return result
+
+
+def _full_ranking(model, kept: dict, test: np.ndarray, known: FR.KnownTriples, length: int) -> dict[str, list]:
+    """``relational_ranking: full``: the test triples ranked against every entity (:mod:`.full_rank`) at the
+    last evaluation and at the earliest best validation MRR (what ``final`` and ``best_val`` select), one
+    series each of ``length`` evaluations, NaN at the others."""
+    at = {length - 1: FR.evaluate("test", model, kept["last_z"], test, known)}  # the trained model as it ends
+    if kept["best_at"] is not None and kept["best_at"] != length - 1:
+        with torch.no_grad():
+            model.load_state_dict(kept["best_state"])
+        at[kept["best_at"]] = FR.evaluate("test", model, kept["best_z"], test, known)
+    return {key: [at[i][key] if i in at else float("nan") for i in range(length)] for key in at[length - 1]}

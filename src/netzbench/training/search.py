@@ -19,6 +19,8 @@ import math
 
 import numpy as np
 
+from .. import families
+
 
 def trials(search: dict | None) -> list[dict]:
     """The hyperparameter overrides of the search's trials (``[]`` when there is no search)."""
@@ -36,7 +38,7 @@ def trials(search: dict | None) -> list[dict]:
 
 
 def validation_series(headline_metric: str) -> str:
-    return "val_" + headline_metric.split("_", 1)[1]
+    return families.validation_series(headline_metric) or "val_" + headline_metric.split("_", 1)[1]
 
 
 def select(results: list[dict], headline_metric: str, direction: str) -> tuple[int | None, list[dict]]:
