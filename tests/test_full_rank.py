@@ -207,12 +207,12 @@ class _Lin(torch.nn.Module):
 
 
 def test_strict_knowledge_graphs_rank_every_entity_at_the_selectable_checkpoints():
-    from netzbench.protocol import resolve, trained
+    from netzbench.protocol import Protocol
     from netzbench.training.fit import Hyper
     from netzbench.training.relational import train_relational
 
     arrays = _kg_arrays()
-    strict, paper = trained(resolve("strict")), trained(resolve("paper"))
+    strict, paper = Protocol.resolve("strict").values(), Protocol.resolve("paper").values()
     build = lambda i, h, o: DistMultLink(_Lin(i, o), 3, o)  # noqa: E731
     hp = Hyper(hidden_channels=8, lr=0.05, weight_decay=0.0, epochs=6)
     torch.manual_seed(0)
@@ -241,13 +241,13 @@ def test_strict_knowledge_graphs_rank_every_entity_at_the_selectable_checkpoints
 
 
 def test_heuristics_get_the_full_ranking_too():
-    from netzbench.protocol import resolve, trained
+    from netzbench.protocol import Protocol
     from netzbench.training.fit import Hyper
     from netzbench.training.relational import train_relational
 
     arrays = _kg_arrays(seed=2)
     fit = train_relational(lambda i, h, o: AdamicAdar(), arrays, 0, Hyper(8, 0.01, 0.0, 1),
-                           protocol=trained(resolve("strict")))
+                           protocol=Protocol.resolve("strict"))
     trip = _kg(seed=2)
     every = np.concatenate(list(trip.values()), axis=1)
     want = FR.evaluate("test", AdamicAdar(), None, trip["test"], FR.KnownTriples(every, 40, 3),
@@ -257,12 +257,13 @@ def test_heuristics_get_the_full_ranking_too():
 
 def test_the_strict_headline_of_a_knowledge_graph_is_its_full_ranking():
     from netzbench import families
-    from netzbench.protocol import for_task, resolve
+    from netzbench.protocol import Protocol
     from netzbench.report.series import validation_series
 
-    kg = for_task(resolve("strict"), "link_pred", relational=True)
+    strict, paper = Protocol.resolve("strict"), Protocol.resolve("paper")
+    kg = strict.for_task("link_pred", relational=True)
     assert families.headline("link_pred", kg) == ("test_full_mrr", "higher")
-    assert families.headline("link_pred", for_task(resolve("strict"), "link_pred")) == ("test_mrr", "higher")
-    assert families.headline("link_pred", for_task(resolve("paper"), "link_pred", relational=True))[0] == "test_auc"
+    assert families.headline("link_pred", strict.for_task("link_pred")) == ("test_mrr", "higher")
+    assert families.headline("link_pred", paper.for_task("link_pred", relational=True))[0] == "test_auc"
     # selected on the sampled validation MRR, at whose best checkpoint the full rank was computed
     assert validation_series("test_full_mrr") == "val_mrr" and validation_series("test_acc") == "val_acc"
