@@ -232,7 +232,7 @@ def test_every_model_and_every_heuristic_ranks_the_same_candidates():
         L.train_link_pred(lambda i, h, o: _Recording(_Lin(i, o)), arrays, 2,
                           Hyper(width, 0.01, 0.0, 1), protocol=protocol)
         scored.append(_Recording.seen)
-    for val_pairs, test_pairs in (scored[0], scored[1]):  # one call per split: positives, then the candidates
+    for val_pairs, test_pairs, *_degree_view in (scored[0], scored[1]):  # per split: positives, then candidates
         for name, pairs in (("val", val_pairs), ("test", test_pairs)):
             h = sets[name]
             want = np.concatenate([h.pos, h.candidate_pairs()], axis=1)
@@ -240,7 +240,7 @@ def test_every_model_and_every_heuristic_ranks_the_same_candidates():
     LE._MEMO.clear()
     _SpyHeuristic.seen = []
     L.train_link_pred(lambda i, h, o: _SpyHeuristic(), arrays, 2, ONE_EPOCH, protocol=protocol)
-    (heads, tails), = _SpyHeuristic.seen
+    (heads, tails), *_degree_view = _SpyHeuristic.seen
     want_heads = np.concatenate([np.concatenate([sets[s].pos[0], sets[s].fixed.reshape(-1)]) for s in ("val", "test")])
     want_tails = np.concatenate([np.concatenate([sets[s].pos[1], sets[s].other.reshape(-1)]) for s in ("val", "test")])
     assert np.array_equal(heads, want_heads) and np.array_equal(tails.reshape(-1), want_tails)
@@ -348,7 +348,7 @@ def test_a_relational_heuristic_scores_the_trainers_candidates():
     sets = R.held_out_sets(trip, 60, 3, 0)
     _SpyHeuristic.seen = []
     fit = R.train_relational(lambda i, h, o: _SpyHeuristic(), arrays, 0, ONE_EPOCH)
-    (heads, tails), = _SpyHeuristic.seen
+    (heads, tails), *_degree_view = _SpyHeuristic.seen
     pairs = set(zip(heads.tolist(), tails.reshape(-1).tolist()))
     for h in sets.values():
         pos = h["pos"]

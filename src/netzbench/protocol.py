@@ -65,7 +65,8 @@ SWITCHES: tuple[Switch, ...] = (
         "hard": "HeaRT-style hard negatives (Li et al. 2023): per positive 50 candidates, half replacing each "
                 "endpoint by the nodes that resource allocation, personalized PageRank or feature cosine on the "
                 "training graph ranks highest (the minimum of the ranks); AUC/AP against all of them pooled; "
-                "fixed per seed and shared by every model"}, "link_pred"),
+                "fixed per seed and shared by every model; every model is also scored against degree-corrected "
+                "negatives, a second view no heuristic chose (series *_degree_*)"}, "link_pred"),
     Switch("link_metric", "auc", "mrr", {
         "auc": "a link task's headline is test ROC-AUC of positives against the negatives (the paper)",
         "mrr": "a link task's headline is test MRR, each positive ranked among its own negatives (ties broken "
@@ -122,6 +123,31 @@ SWITCHES: tuple[Switch, ...] = (
 )
 BY_NAME = {s.name: s for s in SWITCHES}
 PROTOCOLS = ("paper", "strict")
+
+#: second views of homogeneous link evaluation: under ``link_eval_negatives: hard`` -- negatives chosen by
+#: resource allocation, personalized PageRank and feature cosine, so a heuristic is judged against negatives
+#: picked to fool it -- every link model, heuristics included, is also scored against ``degree``
+#: (degree-corrected) negatives, which no score chose, in series of their own (:func:`in_view`:
+#: ``{val,test}_degree_{auc,ap,mrr,hits1,hits3,hits10}``, baselines ``test_constant_degree_{auc,mrr}``)
+LINK_EVAL_VIEWS = ("degree",)
+
+
+def in_view(series: str, view: str) -> str:
+    """The name of ``series`` scored in the second view ``view``: ``test_mrr`` -> ``test_degree_mrr``."""
+    split, _, metric = series.partition("_")
+    return f"{split}_{view}_{metric}"
+
+
+def eval_view(series: str, switches) -> str:
+    """Which negatives a link task's ``series`` was scored against: a second view's own
+    (``test_degree_mrr``, ``test_constant_degree_mrr``: ``degree``), else the run's ``link_eval_negatives``
+    (``switches``: the resolved protocol, a :class:`Protocol` or a mapping of switches)."""
+    inner = series.split("_")[1:-1]
+    view = next((v for v in LINK_EVAL_VIEWS if v in inner), None)
+    if view:
+        return view
+    values = switches.values() if hasattr(switches, "link_eval_negatives") else dict(switches)
+    return values.get("link_eval_negatives", BY_NAME["link_eval_negatives"].strict)
 
 
 #: which switches can move a task of each kind (synthetic_graphs acts at fetch, on the data)

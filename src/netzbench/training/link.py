@@ -40,7 +40,7 @@ from ..graphs.features import (IDENTITY_LIMIT, identity_features, laplacian_eige
 from ..models.adapters import DotProductLink
 from ..models.dot_product import train_scores
 from ..models.heuristics import training_adjacency
-from ..protocol import Protocol
+from ..protocol import LINK_EVAL_VIEWS, Protocol, in_view
 from . import metrics as M
 from . import sampling as S
 from .fit import (FitResult, Hyper, check_output, distinct_values, fit, is_constant, maybe_adjacency, maybe_sparse,
@@ -162,16 +162,22 @@ def train_link_pred(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on_
     split = random_edge_split(n, arrays["edge_index"], seed, val=VAL_FRACTION[protocol.link_split])
     setting = protocol.link_eval_negatives
     held = held_out_sets(split, setting, seed, arrays.get("x"))
+    views = {view: held_out_sets(split, negatives, seed, arrays.get("x"))
+             for view, negatives in EVAL_VIEWS.get(setting, {}).items()}  # hard: degree-corrected beside it
     design = {"redrawn": True, "n_train": int(split.train_pos.shape[1]), "n_test": int(split.test_pos.shape[1])}
     x = link_inputs(arrays, split, protocol).to(device)
     tp = torch.as_tensor(split.train_pos, dtype=torch.long).to(device)
     mp_edges = torch.cat([tp, tp.flip(0)], dim=1)  # message passing only over training edges
     model = build(x.shape[1], hp.hidden_channels, hp.hidden_channels)
     if getattr(model, "heuristic", False):  # never trained: scored once from the training edges
-        result = score_heuristic(model, training_adjacency(n, split.train_pos),
-                                 {name: (h.pos, h.neg, [(h.fixed, h.other)]) for name, h in held.items()})
+        adjacency = training_adjacency(n, split.train_pos)
+        result = score_heuristic(model, adjacency, {name: (h.pos, h.neg, [(h.fixed, h.other)]) for name, h in held.items()})
+        for view, sets in views.items():
+            seen = score_heuristic(model, adjacency, {name: (h.pos, h.neg, [(h.fixed, h.other)])
+                                                      for name, h in sets.items()})
+            result.history.update({in_view(key, view): v for key, v in seen.history.items() if key not in OWN_SERIES})
         result.split, result.leakage = design, _leakage(arrays, split, protocol, None, trained=False)
-        result.baseline["test_constant_mrr"] = M.chance_mrr(RANKING_CANDIDATES)
+        result.baseline.update(_baseline(views))
         return result
     model = model.to(device)
     x_dense = x
@@ -182,7 +188,7 @@ def train_link_pred(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on_
     mp_edges = maybe_adjacency(model, mp_edges, n) if plan is None or not plan.infers else None
     neg_rng = split_rng(seed, "train_negatives")
     eval_sets = {}
-    for name, h in held.items():
+    for name, h in [*held.items(), *((f"{name}_{view}", h) for view, sets in views.items() for name, h in sets.items())]:
         m, cand = h.pos.shape[1], torch.as_tensor(h.candidate_pairs(), dtype=torch.long).to(device)
         neg = h.neg if h.neg is not None else np.zeros((2, 0), dtype=np.int64)  # hard: the candidates pooled
         pairs = torch.as_tensor(np.concatenate([h.pos, neg], axis=1), dtype=torch.long).to(device)
@@ -243,6 +249,20 @@ def train_link_pred(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on_
 
     result = fit(model, hp, step, evaluate, on_epoch, **({} if batches is None else {"batches": batches}))
     result.sampling = S.applied(plan)
-    result.baseline = {"test_constant_auc": 0.5, "test_constant_mrr": M.chance_mrr(RANKING_CANDIDATES)}
+    result.baseline = _baseline(views)
     result.split, result.leakage = design, leakage
     return result
+
+
+#: second views of the evaluation: under a ``link_eval_negatives`` setting, the settings whose negatives every
+#: link model is also scored against (:data:`netzbench.protocol.LINK_EVAL_VIEWS`), each in its own series
+EVAL_VIEWS = {"hard": {view: view for view in LINK_EVAL_VIEWS}}
+#: series of the run's own evaluation that a view does not repeat
+OWN_SERIES = ("test_constant", "test_distinct")
+
+
+def _baseline(views: dict) -> dict[str, float]:
+    """The constant predictor's test values, in the run's own view and in each second view."""
+    own = {"auc": 0.5, "mrr": M.chance_mrr(RANKING_CANDIDATES)}
+    return {f"test_constant_{m}": v for m, v in own.items()} | {
+        f"test_constant_{view}_{m}": v for view in views for m, v in own.items()}
