@@ -58,6 +58,8 @@ def dataset_rows(mirror: Path | None, data_root: str | Path = "data") -> list[di
             "license": ds.license, "citation": ds.citation, "in_paper": ds.in_paper, "size": size,
             "recorded_size": SIZES.get(did),  # catalog/sizes.py: what netzbench estimate's stand-in has
             "obtainable": obtainable(ds, mirror),
+            # the metric its authors score it by (None: the family's default) and who says so
+            "metric": ds.metric, "metric_source": ds.metric_source,
         })
     return rows
 
