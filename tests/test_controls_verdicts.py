@@ -67,7 +67,7 @@ def test_a_cell_is_not_converged_when_most_seeds_still_rise():
 def _node_history(auc, distinct_scores, argmax_constant=1.0, epochs=20):
     return {"val_auc": [auc] * epochs, "test_auc": [auc + 0.001 * e for e in range(epochs)],
             "test_constant": [argmax_constant] * epochs, "test_distinct": [1.0 if argmax_constant else 2.0] * epochs,
-            "test_distinct_scores": [distinct_scores] * epochs}
+            "test_distinctscores": [distinct_scores] * epochs}
 
 
 def _one_task(histories, meta=NODE_AUC):
@@ -102,7 +102,7 @@ def _side(histories_by_model):
 def _learning(start, seed):
     return {"val_auc": [start + 0.1 * (1 - np.exp(-e / 3)) for e in range(30)],
             "test_auc": [start + 0.1 * (1 - np.exp(-e / 3)) + 0.01 * seed for e in range(30)],
-            "test_constant": [0.0] * 30, "test_distinct": [2.0] * 30, "test_distinct_scores": [2400.0] * 30}
+            "test_constant": [0.0] * 30, "test_distinct": [2.0] * 30, "test_distinctscores": [2400.0] * 30}
 
 
 def test_a_planted_collapsed_control_cannot_give_a_verdict():
@@ -135,7 +135,7 @@ def test_identical_controls_name_each_other():
 def test_a_side_still_learning_is_said_not_converged():
     original = _side({"GCN": [{"val_auc": [0.5 + 0.01 * e for e in range(30)],
                                 "test_auc": [0.5 + 0.01 * e + 0.001 * s for e in range(30)],
-                                "test_distinct_scores": [99.0] * 30} for s in SEEDS]})["GCN"]
+                                "test_distinctscores": [99.0] * 30} for s in SEEDS]})["GCN"]
     control = _side({"GCN": [_learning(0.5, s) for s in SEEDS]})["GCN"]
     row = compare("t", "GCN", "no_edges", original, control, 0.05, 1.0, 0.5, "rewired")
     assert row["original_converged"] is False and row["control_converged"] is True

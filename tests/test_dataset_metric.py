@@ -15,6 +15,7 @@ from netzbench.catalog.data import fetch_task
 from netzbench.catalog.table import DATASETS, TASKS
 from netzbench.families import METRIC_FAMILIES, headline
 from netzbench.identity import task_spec
+from netzbench.records import validate_seed_entry
 from netzbench.params_file import read_yaml
 from netzbench.training.fit import Hyper
 from netzbench.training.node import train_node_cls
@@ -154,7 +155,11 @@ def test_a_binary_node_task_records_roc_auc_of_the_log_odds():
     score = (logits[:, 1] - logits[:, 0]).numpy()
     for split, mask in (("val", arrays["val_mask"]), ("test", arrays["test_mask"])):
         assert result.history[f"{split}_auc"][-1] == pytest.approx(roc_auc_score(arrays["y"][mask], score[mask]))
-    assert result.history["test_distinct_scores"][-1] == 20
+    assert result.history["test_distinctscores"][-1] == 20
+    # every series name is one the run-record schema accepts (the per-seed cache refuses others)
+    validate_seed_entry({"status": "ok", "history": result.history, "epochs": result.epochs,
+                         "seconds": 0.1, "num_params": result.num_params, "baseline": result.baseline,
+                         "peak_rss_mb": 1.0, "hidden_channels": 4, "split": result.split, "leakage": []})
     assert result.baseline["test_constant_auc"] == 0.5
     assert result.baseline["test_majority_acc"] == pytest.approx(1 - arrays["y"][40:].mean())
 
@@ -164,7 +169,7 @@ def test_a_constant_scorer_has_chance_auc_and_one_distinct_score():
     logits = torch.tensor([[2.0, -1.0]]).repeat(60, 1)  # the majority class everywhere, one score
     hp = Hyper(hidden_channels=4, lr=0.0, weight_decay=0.0, epochs=1)
     result = train_node_cls(lambda i, h, c: _FixedScores(logits), arrays, 0, hp, "dataset_masks")
-    assert result.history["test_auc"] == [0.5] and result.history["test_distinct_scores"] == [1.0]
+    assert result.history["test_auc"] == [0.5] and result.history["test_distinctscores"] == [1.0]
 
 
 def test_a_multiclass_node_task_records_no_auc():

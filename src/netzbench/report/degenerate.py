@@ -28,7 +28,7 @@ counted per seed and raised per cell:
 A classification task scored by ROC-AUC (a binary node task whose dataset is
 scored so, :func:`netzbench.families.headline`) is judged on its scores, not
 its predicted classes: a model that predicts the majority class everywhere can
-still rank the nodes well. Its predictions are the ``test_distinct_scores``
+still rank the nodes well. Its predictions are the ``test_distinctscores``
 series: collapsed where there is one distinct test score, degenerate (as any
 score-valued task) with fewer than :data:`FEW_DISTINCT`.
 """
@@ -46,7 +46,7 @@ from .series import metric_label
 COLLAPSE_SERIES = "test_constant"
 DISTINCT_SERIES = "test_distinct"
 #: the distinct test scores of a classifier whose headline ranks by score (ROC-AUC)
-SCORE_DISTINCT_SERIES = "test_distinct_scores"
+SCORE_DISTINCT_SERIES = "test_distinctscores"
 #: fewer distinct test predictions than this at the reported epoch: a score-valued cell ranks by ties
 FEW_DISTINCT = 5
 #: the families whose predictions are classes (distinct counts flag only a constant classifier)
@@ -103,7 +103,7 @@ def below_constant(nested: Mapping, baselines: Mapping, task_info: Mapping, task
 
 def scored_by_rank(info) -> bool:
     """Whether a classification task's headline ranks its test items by score (ROC-AUC): its
-    predictions are then the scores (``test_distinct_scores``), not the classes (module docstring)."""
+    predictions are then the scores (``test_distinctscores``), not the classes (module docstring)."""
     return info is not None and info.family in CLASSIFICATION and info.metric.rsplit("_", 1)[-1] == "auc"
 
 

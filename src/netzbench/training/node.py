@@ -1,7 +1,7 @@
 """Node classification: cross-entropy on the training nodes, accuracy and macro-F1 on the others.
 
 A binary task also records ROC-AUC (``val_auc``, ``test_auc``) of the class-1 log-odds
-``logit_1 - logit_0``, and how many distinct test scores there were (``test_distinct_scores``): the
+``logit_1 - logit_0``, and how many distinct test scores there were (``test_distinctscores``): the
 headline of a task its dataset scores by ROC-AUC (:func:`netzbench.families.headline`), where a model
 that predicts the majority class everywhere can still rank the nodes, so its collapse is judged on the
 scores, not on the predicted classes. Its constant predictor scores 0.5 ROC-AUC (``test_constant_auc``).
@@ -103,7 +103,7 @@ def train_node_cls(build, arrays: dict, seed: int, hp: Hyper, split: str, device
             score = out[:, 1] - out[:, 0]  # the log-odds of class 1
             row["val_auc"] = M.roc_auc(score[val_m], y[val_m])
             row["test_auc"] = M.roc_auc(score[test_m], y[test_m])
-            row["test_distinct_scores"] = distinct_values(score[test_m])
+            row["test_distinctscores"] = distinct_values(score[test_m])
         return row
 
     result = fit(model, hp, step, evaluate, on_epoch, **({} if batches is None else {"batches": batches}))
