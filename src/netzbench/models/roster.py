@@ -20,6 +20,8 @@ BUILTIN_MODELS: dict[str, tuple[str, frozenset[str]]] = {
     "GraphSAGE": ("netzbench.models.encoders:GraphSAGE", ALL_FAMILIES),
     "GraphTransformer": ("netzbench.models.encoders:GraphTransformer", ALL_FAMILIES),
     "GIN": ("netzbench.models.gin:GIN", GRAPH_FAMILIES),
+    # knowledge-graph embeddings: a learnt vector per entity and per relation, no message passing
+    "DistMult": ("netzbench.models.kge:DistMult", LINK_FAMILIES),
     # baselines: a structure-free encoder and link-prediction heuristics without training
     "MLP": ("netzbench.models.encoders:MLP", ALL_FAMILIES),
     "CommonNeighbors": ("netzbench.models.heuristics:CommonNeighbors", LINK_FAMILIES),

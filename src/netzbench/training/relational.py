@@ -275,7 +275,9 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on
     if protocol.relational_held_out_overlap == "drop":
         trip["train"] = trip["train"][:, ~np.isin(triple_ids(trip["train"], n, num_rel), held_ids)]
     train_ids_undirected = triple_ids(trip["train"], n, num_rel)
-    embedded = protocol.relational_inputs == "embedding" and "x" not in arrays
+    # a learnt input row per entity: the protocol's choice, or the model's own (``entity_inputs``: DistMult)
+    embedded = ((protocol.relational_inputs == "embedding" or getattr(build, "entity_inputs", False))
+                and "x" not in arrays)
     x = None if embedded else _inputs(arrays, trip["train"][[0, 2]], n, protocol).to(device)
     ei = torch.as_tensor(trip["train"][[0, 2]], dtype=torch.long).to(device)
     model = build(hp.hidden_channels if embedded else x.shape[1], hp.hidden_channels, hp.hidden_channels)
@@ -308,6 +310,9 @@ def train_relational(build, arrays: dict, seed: int, hp: Hyper, device="cpu", on
         return result
     if embedded:  # a learnt input row per entity, a parameter of the model (the optimiser trains it)
         model.entity_embedding = torch.nn.Embedding(n, hp.hidden_channels)
+        std = getattr(build, "entity_init_std", None)  # the model's own scale (models/kge.py), else N(0, 1)
+        if std is not None:
+            torch.nn.init.normal_(model.entity_embedding.weight, 0.0, float(std))
     model = model.to(device)
     inputs = (lambda: model.entity_embedding.weight) if embedded else (lambda x=maybe_sparse(model, x): x)
     if protocol.relational_message_passing == "directed_triples":

@@ -76,6 +76,10 @@ def fit_seed(spec, family: str, split: str, arrays: dict, seed: int, hp: dict, d
         widths.append(None if heuristic else h)
         return make(h)
 
+    # a model whose input is a learnt embedding per entity on a relational task (models/kge.py)
+    build.entity_inputs = bool(getattr(getattr(spec, "cls", None), "entity_inputs", False))
+    build.entity_init_std = getattr(getattr(spec, "cls", None), "entity_init_std", None)
+
     fit = train(family, split, build, arrays, seed, Hyper(**hp), device=device, on_epoch=on_epoch,
                 protocol=protocol)
     return {
