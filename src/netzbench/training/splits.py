@@ -19,12 +19,13 @@ def stratified_node_split(y: np.ndarray, seed: int, frac=(0.5, 0.25, 0.25)) -> t
 
     Per class of size c: ``max(1, round(frac[0]·c))`` train nodes, then
     ``round(frac[1]·c)`` validation nodes, the rest test (so every class with
-    at least one node is in train).
+    at least one node is in train). Nodes labelled < 0 (a missing label: :mod:`netzbench.catalog.checks`)
+    are in no mask.
     """
     rng = split_rng(seed, "stratified_node_split")
     n = len(y)
     masks = [np.zeros(n, dtype=bool) for _ in range(3)]
-    for cls in np.unique(y):
+    for cls in np.unique(y[y >= 0]):
         idx = np.flatnonzero(y == cls)
         idx = idx[rng.permutation(len(idx))]
         n_train = max(1, int(round(frac[0] * len(idx))))
