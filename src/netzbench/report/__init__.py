@@ -19,6 +19,14 @@
   revision or a ``dvc exp`` name.
 """
 
-from .benchmark import SCHEMA, BenchmarkReport
-
 __all__ = ["BenchmarkReport", "SCHEMA"]
+
+
+def __getattr__(name: str):
+    """``BenchmarkReport`` and ``SCHEMA``, imported when first asked for: a reader of one module (the cost of
+    a run, :mod:`.cost`) needs neither statsmodels nor pandas (the GPU device check has none to spare)."""
+    if name in __all__:
+        from . import benchmark
+
+        return getattr(benchmark, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
