@@ -46,7 +46,7 @@ def seed_counts(records: list[dict]) -> dict:
             else:
                 out["failed"] += 1
                 if out["error"] is None:
-                    first = (entry.get("error") or "no error recorded").strip().splitlines()[-1][:160]
+                    first = (entry.get("error") or "no error recorded").strip().splitlines()[0][:160]
                     out["error"] = f"{record.get('task')}/{record.get('model')} seed {seed}: {first}"
             out["gpus"].update([entry["gpu"]] if entry.get("gpu") else [])
             out["devices"].update([entry["cuda_device"]] if entry.get("cuda_device") else [])
