@@ -1,27 +1,24 @@
 """``BenchmarkReport``: the metric tensor X[task, model, seed] and every statistic on it.
 
-The report holds raw per-epoch histories (never a pre-reduced number), so any
-statistic can be recomputed under another epoch selection, CI method or
-pairwise test without retraining.  ``epoch_selection``, ``ci_method`` and
-``pairwise_method`` are attributes of the report (validated when set); every
-table, test, plot and exporter reads them through :meth:`final_metrics`,
-:meth:`summary` and :meth:`pairwise`, so setting one of them once switches
-all outputs together.
+The report holds raw per-epoch histories (never a pre-reduced number), so any statistic can be recomputed
+under another epoch selection, CI method or pairwise test without retraining. ``epoch_selection``,
+``ci_method`` and ``pairwise_method`` are attributes of the report (validated when set); every table, test,
+plot and exporter reads them through :meth:`final_metrics`, :meth:`summary` and :meth:`pairwise`, so setting
+one of them once switches all outputs together.
 
 Data model
 ----------
-``histories[task][model]`` is a list, one entry per seed *in seed order*, of
-``{series_name: [value per evaluated epoch]}``; a seed that produced no history
-(failed, incompatible, unavailable) is ``None`` (series: :mod:`.series`).
-``tasks[task] = {"metric", "direction", "family", "category"}`` names the
-headline series (filled from the run records by :meth:`from_runs`, inferred
-for hand-built histories); ``cells[task][model]`` holds the run records' facts
-that are not histories (:mod:`.availability`, :mod:`.cost`).
+``histories[task][model]`` is a list, one entry per seed *in seed order*, of ``{series_name: [value per
+evaluated epoch]}``; a seed that produced no history (failed, incompatible, unavailable) is ``None`` (series:
+:mod:`.series`). ``tasks[task] = {"metric", "direction", "family", "category"}`` names the headline series
+(filled from the run records by :meth:`from_runs`, inferred for hand-built histories); ``cells[task][model]``
+holds the run records' facts that are not histories (:mod:`.availability`, :mod:`.cost`).
 
 This class holds the data, the options and the persistence; each statistic is a plain function of
 :mod:`.selection` (epoch selection, X), :mod:`.within_task`, :mod:`.across_task`, :mod:`.availability` or
-:mod:`.cost` that one method calls (exporters: :mod:`.latex`, :mod:`.figures`); numpy and :mod:`netzbench.stats`,
-never torch. The report stage shares each statistic's result across its outputs (:mod:`.memo`).
+:mod:`.cost` that one method calls (exporters: :mod:`.latex`, :mod:`.figures`); numpy and
+:mod:`netzbench.stats`, never torch. The report stage shares each statistic's result across its outputs
+(:mod:`.memo`).
 """
 
 from __future__ import annotations
@@ -182,6 +179,10 @@ class BenchmarkReport:
     def _directions(self) -> dict[str, str]:
         return {t: i.direction for t, i in self.task_info.items()}
 
+    def _rank_scope(self) -> list[str] | None:  # rank_tasks less the tasks no model informs (.informative)
+        from .informative import rank_scope
+        return rank_scope(self)
+
     def cell_status(self, task: str, model: str) -> str:
         """Status of a cell: the run record's (``ok``/``partial``/``failed``/``incompatible``/
         ``unavailable``/``missing``) when known, else derived from the histories (``"no cell"``
@@ -284,7 +285,7 @@ class BenchmarkReport:
         """
         return across_task.rank_table(self.final_metrics(), self._directions(), self.cell_status,
                                       models=list(models) if models is not None else self.ranked_models,
-                                      rank_tasks=self.rank_tasks)
+                                      rank_tasks=self._rank_scope())
 
     def mean_ranks(self, aggregation: str = "uniform", *, groups=None, weights=None,
                    models: Sequence[str] | None = None) -> dict[str, float]:
@@ -310,7 +311,7 @@ class BenchmarkReport:
         lower-is-better tasks so that larger is better everywhere: ``(tasks, models, scores[N, k], excluded)``."""
         return across_task.score_table(self.final_metrics(), self._directions(), self.cell_status,
                                        models=list(models) if models is not None else self.ranked_models,
-                                       rank_tasks=self.rank_tasks)
+                                       rank_tasks=self._rank_scope())
 
     def posthoc(self, method: str | None = None, models: Sequence[str] | None = None) -> list[dict]:
         """Post-hoc test across tasks, one row per pair of ranked models (``model_a, model_b, p_raw, p_holm,
@@ -352,7 +353,7 @@ class BenchmarkReport:
         if name is None:
             return across_task.empty_candidate_block()
         return across_task.candidate_block(name, roster, self.final_metrics(), self.pairwise(), self._directions(),
-                                           self.cell_status, rank_tasks=self.rank_tasks)
+                                           self.cell_status, rank_tasks=self._rank_scope())
 
     def subset(self, tasks: Sequence[str] | None = None, models: Sequence[str] | None = None) -> "BenchmarkReport":
         """A report over some tasks and/or models (same options, same cell facts)."""
@@ -391,10 +392,8 @@ class BenchmarkReport:
 
     # ------------------------------------------------------------ exporters
     def to_latex(self, digits: int = 3, caption: str | None = None, label: str = "tab:netzbench-summary") -> str:
-        """Booktabs table: one row per task, mean ± CI half-width per model, best per task in bold.
-
-        See :func:`netzbench.report.latex.summary_table`.
-        """
+        """Booktabs table: one row per task, mean ± CI half-width per model, best per task in bold
+        (:func:`netzbench.report.latex.summary_table`)."""
         return latex.summary_table(self, digits=digits, caption=caption, label=label)
 
     def pairwise_to_latex(self, method: str | None = None, digits: int = 3, caption: str | None = None,

@@ -18,6 +18,7 @@ from .convergence import not_converged
 from .degenerate import below_constant, cell_flags
 from .degenerate import degenerate as degenerate_cells
 from .degenerate import leakage as leaking_cells
+from .informative import uninformative_tasks, without_flagged
 from .paper import counts as paper_counts
 from .paper import load_paper_table
 from .questions import question_facts
@@ -110,6 +111,18 @@ class ReportFacts:
         return collect_conclusions(self.report, self.study_raw, self.study, candidate=self.candidate,
                                    roster=self.roster, pairwise=self.headline_pairwise,
                                    verdicts=self.baseline_comparison, friedman=self.friedman)
+
+    @cached_property
+    def uninformative(self) -> dict[str, str]:
+        """``{task: why}``: the tasks no model informs, left out of every across-task analysis (:mod:`.informative`)."""
+        return uninformative_tasks(self.summary, self.baselines, {t: i.direction for t, i in
+                                                                   self.report.task_info.items()})
+
+    @cached_property
+    def without_flagged(self) -> dict[str, Any]:
+        """The across-task results over the ranked tasks without collapsed (‡) or leaking (⊗) cells
+        (:func:`.informative.without_flagged`)."""
+        return without_flagged(self.report, self.friedman)
 
     @cached_property
     def flags(self) -> dict[tuple[str, str], dict[str, dict]]:

@@ -189,6 +189,9 @@ def report_metrics(facts: ReportFacts) -> dict:
         "degenerate_cells": [f"{c['task']}/{c['model']}" for c in facts.degenerate],
         "leaking_cells": [f"{c['task']}/{c['model']}" for c in facts.leakage],
         "below_constant_cells": [f"{c['task']}/{c['model']}" for c in facts.below_constant],
+        # tasks no model informs: left out of the ranks, Friedman/Nemenyi and the Bayesian comparison (.informative)
+        "uninformative_tasks": facts.uninformative,
+        "across_tasks_without_flagged": without_flagged_metrics(facts.without_flagged),
         "options": report.options(),
     }
     if facts.equivalence is not None:
@@ -207,6 +210,17 @@ def report_metrics(facts: ReportFacts) -> dict:
     if facts.questions:  # structure controls, tuning budgets, seed rounds: only where the run has them
         out["questions"] = to_plain(facts.questions)
     return out
+
+
+def without_flagged_metrics(w: dict) -> dict:
+    """``report.json``'s ``across_tasks_without_flagged``: the tasks left out (with their flagged cells), N, the
+    mean ranks, the Friedman p and the Bayesian probabilities over the rest (none left out: ``excluded`` empty)."""
+    fr = w.get("friedman") or {}
+    return {"excluded": w["excluded"], "n_tasks": w["n_tasks"],
+            "mean_ranks": {m: _num(r) for m, r in (fr.get("mean_ranks") or {}).items()},
+            "friedman_p": _num(fr.get("p_value")), "cd": _num(fr.get("cd")),
+            "bayesian": {pair: {k: _num(v) for k, v in probs.items()} for pair, probs in w["bayesian"].items()},
+            **({"error": w["error"]} if "error" in w else {})}
 
 
 #: the per-task fields of ``report.json``'s ``baselines`` block (rows of :func:`.baselines.comparison`)

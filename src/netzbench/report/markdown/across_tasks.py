@@ -12,6 +12,7 @@ import math
 from ..facts import ReportFacts
 from ..formatting import number
 from ..paper import figure3_models, load_paper_table
+from ..comparisons import PROBABLE
 from .comparisons import bayesian, posthoc_tables
 from .flags import WORDS
 from .robustness import dependent, legend, mark
@@ -25,7 +26,7 @@ def across_tasks(facts: ReportFacts) -> list[str]:
     L = render("across_tasks", "heading") + _scope(facts)
     if fr["k"] >= 2 and fr["n_tasks"] >= 1:
         L += _friedman(facts) + _figure3_set(report, fr) + _paper_friedman(fr)
-        L += posthoc_tables(facts) + bayesian(facts)
+        L += posthoc_tables(facts) + bayesian(facts) + _without_flagged(facts)
         L += _aggregations(facts) + _stability(report, fr)
     else:
         L += render("across_tasks", "not_enough", k=fr["k"], n_tasks=fr["n_tasks"])
@@ -43,7 +44,34 @@ def _scope(facts: ReportFacts) -> list[str]:
     return render("across_tasks", "scope", n_tasks=fr["n_tasks"], n_listed=len(report.tasks),
                   no_results=list(facts.without_results), excluded=fr["excluded"], ranked_models=fr["models"],
                   left_out=[m for m in report.models if m in facts.baseline_kinds and m not in report.ranked_models],
-                  collapsed=ranked, flagged=flagged)
+                  collapsed=ranked, flagged=flagged, uninformative=facts.uninformative)
+
+
+def _probable(p: dict) -> str | None:
+    """The region a pair's posterior reaches with probability ≥ PROBABLE (``a``, ``rope``, ``b``), or None."""
+    return next((k for k, key in (("a", "p_a_better"), ("rope", "p_rope"), ("b", "p_b_better"))
+                 if p[key] >= PROBABLE), None)
+
+
+def _without_flagged(facts: ReportFacts) -> list[str]:
+    """The mean ranks, Friedman p and Bayesian probabilities without the tasks holding a collapsed or leaking
+    ranked cell, beside the all-cells ones above; the probable verdicts that depend on those tasks."""
+    w = facts.without_flagged
+    if not w["excluded"]:
+        return []
+    fr = w.get("friedman") or {}
+    full = {f"{r['model_a']} vs {r['model_b']}": r for r in (facts.bayesian or {}).get("across_tasks", [])}
+    depends = []
+    for pair, p in w["bayesian"].items():
+        if pair in full and _probable(full[pair]) and _probable(full[pair]) != _probable(p):
+            a, b = pair.split(" vs ")
+            key = {"a": "p_a_better", "rope": "p_rope", "b": "p_b_better"}[_probable(full[pair])]
+            what = {"a": f"{a} better than {b}", "b": f"{b} better than {a}",
+                    "rope": f"{a} and {b} practically equivalent"}[_probable(full[pair])]
+            depends.append((what, full[pair][key], p[key]))
+    return render("across_tasks", "without_flagged", excluded=w["excluded"], n_tasks=w["n_tasks"],
+                  error=w.get("error"), ranked=_by_rank(fr.get("mean_ranks") or {}), p=fr.get("p_value"),
+                  bayes=list(w["bayesian"].items()), depends=depends)
 
 
 def _by_rank(mean_ranks: dict[str, float]) -> list[tuple[str, float]]:

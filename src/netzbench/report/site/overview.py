@@ -54,7 +54,8 @@ def ranks(facts: ReportFacts) -> dict:
             "posthoc": report.posthoc_method, "cliques": [[label(report, m) for m in c] for c in facts.cd_cliques],
             "bars": Markup(rank_bars(uniform, {m: label(report, m) for m in uniform},
                                      fr["cd"] if report.posthoc_method == "nemenyi" else None, facts.candidate)),
-            "section": _html(across_tasks(facts))}
+            "section": _html(across_tasks(facts)), "uninformative": facts.uninformative,
+            "without_flagged": facts.without_flagged}
 
 
 def _outcome(r: dict, name: str) -> str:
