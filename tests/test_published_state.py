@@ -138,3 +138,15 @@ def test_the_stale_command_lists_marks_and_checks(tmp_path, monkeypatch):
     assert run.exit_code == 0, run.output
     assert pub.BEGIN in (root / "docs/results.md").read_text()
     assert pub.BEGIN not in (root / "reports/strict/REPORT.md").read_text()
+
+
+def test_a_report_placed_elsewhere_names_its_own_data_file(tmp_path):
+    from netzbench.report.stage import _plot_links
+
+    md = ("Recomputed from `reports/benchmark.histories.json.gz` (`BenchmarkReport.from_json(\"reports/benchmark.json\")`)"
+          " ![cd](../plots/critical_difference.png)")
+    strict = lambda rel: tmp_path / "reports/strict" / rel.removeprefix("reports/")  # noqa: E731 (as the study places)
+    out = _plot_links(md, strict, tmp_path)
+    assert "`reports/strict/benchmark.histories.json.gz`" in out and '"reports/strict/benchmark.json"' in out
+    assert "](plots/critical_difference.png)" in out
+    assert _plot_links(md, lambda rel: tmp_path / rel, tmp_path) == md  # the main report: as written

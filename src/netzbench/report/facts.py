@@ -199,7 +199,7 @@ def collect_facts(report, candidate: str | None, roster: list[str], *, aggregati
         present=report.present_tasks(), without_results=report.tasks_without_results(),
         unavailable=report.unavailable_tasks(), cost=report.compute_cost(),
         baselines=baselines, collapsed=report.collapsed(),
-        reproduction=comparison(summary, reference, report.ci),
+        reproduction=comparison(summary, reference, report.ci, margin=report.equivalence_margin, alpha=report.alpha),
         study=study_effects(study, report.final_metrics(), report.seeds, code), study_raw=study,
         posthoc={method: report.posthoc(method) for method in ("nemenyi", "wilcoxon_holm")},
         bayesian=bayesian, bayesian_error=bayesian_error,

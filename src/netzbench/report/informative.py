@@ -93,3 +93,19 @@ def without_flagged(report, friedman: Mapping) -> dict:
                                                                                   "p_b_better")}
                            for r in bayes["across_tasks"]}
     return out
+
+
+def _plain(v):
+    return None if isinstance(v, float) and not math.isfinite(v) else v
+
+
+def without_flagged_json(w: dict) -> dict:
+    """``metrics/report.json``'s ``across_tasks_without_flagged`` (:func:`without_flagged`): the tasks left out
+    (with their flagged cells), N, the mean ranks, the Friedman p, the CD and the Bayesian probabilities over
+    the rest (none left out: ``excluded`` empty and nothing else computed); NaN becomes null."""
+    fr = w.get("friedman") or {}
+    return {"excluded": w["excluded"], "n_tasks": w["n_tasks"],
+            "mean_ranks": {m: _plain(r) for m, r in (fr.get("mean_ranks") or {}).items()},
+            "friedman_p": _plain(fr.get("p_value")), "cd": _plain(fr.get("cd")),
+            "bayesian": {pair: {k: _plain(v) for k, v in probs.items()} for pair, probs in w["bayesian"].items()},
+            **({"error": w["error"]} if "error" in w else {})}

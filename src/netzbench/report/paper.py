@@ -27,7 +27,15 @@ agreement under three criteria (:data:`CRITERIA`):
     criterion is stated in (a Welch t at about 18 degrees of freedom would
     allow 2.10).
 
-``strict`` = ``inside`` and ``z``: the stricter criterion.  Intervals
+``strict`` = ``inside`` and ``z``: the stricter criterion.
+
+``equivalent``, the reproduction criterion: an equivalence test, since the question is "is ours the
+paper's number", which overlap and z cannot answer (a wide interval overlaps anything; a z test that
+fails to reject says nothing). Two one-sided Welch t tests (TOST, :func:`netzbench.stats.tost_welch`)
+of ours against the paper's mean with the standard errors above, margin :math:`\delta` =
+``report.equivalence_margin`` (metric units; a per-task mapping gives each task its own), p-values
+Holm-adjusted over the compared cells; a cell reproduces when ``tost_p_holm < alpha``. Without a margin
+the criterion is not computed (None).  Intervals
 computed under different protocols measure different quantities; none of
 the three is a proof of reproduction, a miss under ``strict`` is a reason to
 look.
@@ -42,15 +50,18 @@ from pathlib import Path
 
 from scipy import stats
 
+from ..stats import holm, tost_welch
+
 PAPER_TABLE = Path(__file__).with_name("paper_table3.json")
 #: the agreement criteria of a cell (module docstring): row key -> what it means
 CRITERIA = {"overlap": "CIs overlap", "inside": "paper's mean inside our CI", "z": "|Δ| / pooled SE ≤ 1.96",
-            "strict": "inside and |Δ| / pooled SE ≤ 1.96"}
+            "strict": "inside and |Δ| / pooled SE ≤ 1.96", "equivalent": "TOST within ±margin (Holm)"}
 #: the z criterion's bound (two-sided 5 %)
 Z_BOUND = 1.96
 #: the per-cell fields of ``metrics/report.json``'s ``paper_comparison.cells``
 CELL_FIELDS = ("paper_mean", "paper_h", "paper_se", "ours_mean", "ours_h", "ours_se", "ours_n_seeds", "diff",
-               "pooled_se", "z", "overlap", "inside", "z_ok", "strict")
+               "pooled_se", "z", "overlap", "inside", "z_ok", "strict", "tost_margin", "tost_p", "tost_p_holm",
+               "equivalent")
 
 @lru_cache(maxsize=1)
 def load_paper_table() -> dict | None:
@@ -95,10 +106,31 @@ def counts(rows: list[dict]) -> dict[str, int]:
     ``compared, overlapping, inside, z, strict``."""
     return {"compared": sum(r["overlap"] is not None for r in rows),
             "overlapping": sum(r["overlap"] is True for r in rows), "inside": sum(r["inside"] is True for r in rows),
-            "z": sum(r["z_ok"] is True for r in rows), "strict": sum(r["strict"] is True for r in rows)}
+            "z": sum(r["z_ok"] is True for r in rows), "strict": sum(r["strict"] is True for r in rows),
+            "equivalent": sum(r.get("equivalent") is True for r in rows)}
 
 
-def compare_with_paper(summary_rows: list[dict], table: dict | None = None) -> list[dict]:
+def _equivalence(rows: list[dict], margin, alpha: float, n_paper: int) -> None:
+    """Each row's TOST against the paper (``tost_margin, tost_p, tost_p_holm, equivalent``), Holm over the rows
+    with a p-value; all None without a margin."""
+    for r in rows:
+        m = margin.get(r["task"]) if isinstance(margin, dict) else margin
+        r["tost_margin"] = m
+        if m is None or not r["ours_n_seeds"]:
+            r["tost_p"] = math.nan
+            continue
+        r["tost_p"] = tost_welch(r["ours_mean"], r["ours_se"], r["ours_n_seeds"], r["paper_mean"], r["paper_se"],
+                                 n_paper, m, alpha).p_value
+    tested = [r for r in rows if math.isfinite(r["tost_p"])]
+    for r, p in zip(tested, holm([r["tost_p"] for r in tested])):
+        r["tost_p_holm"], r["equivalent"] = float(p), bool(p < alpha)
+    for r in rows:
+        if not math.isfinite(r["tost_p"]):
+            r["tost_p_holm"], r["equivalent"] = math.nan, None
+
+
+def compare_with_paper(summary_rows: list[dict], table: dict | None = None, *, margin=None,
+                       alpha: float = 0.05) -> list[dict]:
     """Rows ``{task, model, paper_mean, paper_h, paper_se, paper_lo, paper_hi, ours_mean, ours_h,
     ours_se, ours_lo, ours_hi, ours_n_seeds, diff, pooled_se, z, overlap, inside, z_ok, strict}`` for
     every (task, model) of the paper's Table 3 whose task is in ``summary_rows`` (rows of
@@ -106,7 +138,8 @@ def compare_with_paper(summary_rows: list[dict], table: dict | None = None) -> l
 
     ``overlap``, ``inside``, ``z_ok`` and ``strict`` are None when our cell has no interval (no or one
     seed); ``diff`` = ours − paper (NaN without our mean); ``z`` = abs(diff) / pooled_se.  Cells we do
-    not have (model not in our roster, or missing) appear with NaN for ours.
+    not have (model not in our roster, or missing) appear with NaN for ours. With ``margin`` (a number
+    or ``{task: margin}``) each row also has ``tost_margin, tost_p, tost_p_holm, equivalent`` at ``alpha``.
     """
     table = table if table is not None else load_paper_table()
     if not table:
@@ -131,4 +164,5 @@ def compare_with_paper(summary_rows: list[dict], table: dict | None = None) -> l
                    "diff": (o_mean - mean) if math.isfinite(o_mean) else nan}
             row.update(_agreement(row, float(r["sem"]) if r and r.get("sem") is not None else nan))
             out.append(row)
+    _equivalence(out, margin, alpha, n_paper)
     return out

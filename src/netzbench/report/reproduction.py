@@ -48,10 +48,12 @@ def _overlap(a: dict, b: dict) -> bool | None:
     return a["lo"] <= b["hi"] and b["lo"] <= a["hi"]
 
 
-def comparison(summary_rows: list[dict], reference: dict | None, ci: float = 0.95) -> list[dict]:
-    """:func:`.paper.compare_with_paper` rows, each with ``reference`` (the reference implementation's
-    interval here, or None) and ``reference_overlap`` / ``ours_vs_reference`` (closed-interval overlaps)."""
-    rows = compare_with_paper(summary_rows)
+def comparison(summary_rows: list[dict], reference: dict | None, ci: float = 0.95, *, margin=None,
+               alpha: float = 0.05) -> list[dict]:
+    """:func:`.paper.compare_with_paper` rows (``margin``, ``alpha``: its equivalence test), each with
+    ``reference`` (the reference implementation's interval here, or None) and ``reference_overlap`` /
+    ``ours_vs_reference`` (closed-interval overlaps)."""
+    rows = compare_with_paper(summary_rows, margin=margin, alpha=alpha)
     cells = (reference or {}).get("cells", {})
     for r in rows:
         ref = cells.get(r["task"], {}).get(r["model"])

@@ -83,6 +83,7 @@ from .figure_files import written_families
 from .figures import figure_bytes, plot_message
 from .figures.curves import tuning_curves_figure
 from .formatting import number, p_value
+from .informative import without_flagged_json
 from .markdown import render_markdown
 from .memo import computed_once
 from .paper import CELL_FIELDS as PAPER_CELL_FIELDS
@@ -191,7 +192,7 @@ def report_metrics(facts: ReportFacts) -> dict:
         "below_constant_cells": [f"{c['task']}/{c['model']}" for c in facts.below_constant],
         # tasks no model informs: left out of the ranks, Friedman/Nemenyi and the Bayesian comparison (.informative)
         "uninformative_tasks": facts.uninformative,
-        "across_tasks_without_flagged": without_flagged_metrics(facts.without_flagged),
+        "across_tasks_without_flagged": without_flagged_json(facts.without_flagged),
         "options": report.options(),
     }
     if facts.equivalence is not None:
@@ -210,17 +211,6 @@ def report_metrics(facts: ReportFacts) -> dict:
     if facts.questions:  # structure controls, tuning budgets, seed rounds: only where the run has them
         out["questions"] = to_plain(facts.questions)
     return out
-
-
-def without_flagged_metrics(w: dict) -> dict:
-    """``report.json``'s ``across_tasks_without_flagged``: the tasks left out (with their flagged cells), N, the
-    mean ranks, the Friedman p and the Bayesian probabilities over the rest (none left out: ``excluded`` empty)."""
-    fr = w.get("friedman") or {}
-    return {"excluded": w["excluded"], "n_tasks": w["n_tasks"],
-            "mean_ranks": {m: _num(r) for m, r in (fr.get("mean_ranks") or {}).items()},
-            "friedman_p": _num(fr.get("p_value")), "cd": _num(fr.get("cd")),
-            "bayesian": {pair: {k: _num(v) for k, v in probs.items()} for pair, probs in w["bayesian"].items()},
-            **({"error": w["error"]} if "error" in w else {})}
 
 
 #: the per-task fields of ``report.json``'s ``baselines`` block (rows of :func:`.baselines.comparison`)
@@ -403,9 +393,14 @@ def _rendering(jobs: list):
         _JOBS = []
 
 
-def _plot_links(markdown: str, place: Place) -> str:
-    """REPORT.md with its figure links pointing at where ``place`` puts ``plots/`` (written as ``../plots/``)."""
-    md, plots = place("reports/REPORT.md"), place("plots/x")
+def _plot_links(markdown: str, place: Place, root: Path) -> str:
+    """REPORT.md with its figure links pointing at where ``place`` puts ``plots/`` (written as ``../plots/``), and
+    its data file named where ``place`` puts it under ``root`` (``reports/strict/benchmark.json``, say)."""
+    md, plots, data = place("reports/REPORT.md"), place("plots/x"), place("reports/benchmark.json")
+    if data is not None and Path(os.path.abspath(data)).is_relative_to(os.path.abspath(root)):
+        rel = Path(os.path.relpath(data, root)).as_posix().removesuffix(".json")
+        markdown = markdown.replace("reports/benchmark.json", rel + ".json").replace("reports/benchmark.histories",
+                                                                                   rel + ".histories")
     if md is None or plots is None:
         return markdown
     rel = Path(os.path.relpath(plots.parent, md.parent)).as_posix()
@@ -448,7 +443,7 @@ def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None,
             site = place(f"{SITE}/index.html")
             site_files = write_site(facts, out, site.parent) if site is not None else []
             if place("reports/REPORT.md") is not None:
-                out.write_text(place("reports/REPORT.md"), _plot_links(render_markdown(facts, params), place))
+                out.write_text(place("reports/REPORT.md"), _plot_links(render_markdown(facts, params), place, root))
         # leaving the block without an exception renames everything into place (a given staging: its owner)
     if site_files and staging is None:
         prune_stale(site.parent, site_files)

@@ -16,7 +16,7 @@ intervals    per-cell mean and t / bootstrap confidence intervals
 paired       paired t / Wilcoxon test of two models on one task, at the metric's resolution
 multiple     Holm–Bonferroni adjustment
 power        minimum detectable effect, observed power, seeds needed
-equivalence  paired TOST and the different/equivalent/trivial/undetermined verdict
+equivalence  paired TOST, Welch TOST of two summaries, the different/equivalent/trivial/undetermined verdict
 ranks        rank table and mean-rank aggregations
 friedman     Friedman chi-square (textbook and tie-corrected) and Iman–Davenport F
 nemenyi      Nemenyi q, critical difference, cliques, tasks needed for a gap
@@ -28,7 +28,7 @@ tuning       expected best validation score against the tuning budget, and where
 """
 
 from .bayesian import BayesResult, correlated_t_test, signed_rank_test
-from .equivalence import VERDICTS, TostResult, tost_paired, verdict
+from .equivalence import VERDICTS, TostResult, tost_paired, tost_welch, verdict
 from .friedman import FriedmanResult, friedman, tie_corrected
 from .intervals import INTERVAL_METHODS, Interval, bootstrap_interval, clip_interval, interval, t_interval
 from .multiple import holm
@@ -71,6 +71,7 @@ __all__ = [
     "paired_power",
     "TostResult",
     "tost_paired",
+    "tost_welch",
     "verdict",
     "VERDICTS",
     # ranks

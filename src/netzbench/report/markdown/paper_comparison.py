@@ -11,7 +11,7 @@ import math
 
 from ...protocol import BY_NAME
 from ..facts import ReportFacts
-from ..formatting import number
+from ..formatting import number, p_value
 from ..paper import Z_BOUND
 from ..reproduction import explain
 from ..series import metric_label
@@ -34,6 +34,7 @@ def paper_comparison(facts: ReportFacts) -> list[str]:
     report = facts.report
     comp = facts.paper_rows
     with_ref = any(c["reference"] for c in comp)
+    tost = any(c.get("equivalent") is not None for c in comp)  # a margin was given (report.equivalence_margin)
     rows = []
     for c in comp:
         ours = {"mean": c["ours_mean"], "h": c["ours_h"]}
@@ -41,16 +42,20 @@ def paper_comparison(facts: ReportFacts) -> list[str]:
                     + ([_iv(c["reference"])] if with_ref else [])
                     + [_iv(ours), f"{c['diff']:+.3f}" if math.isfinite(c["diff"]) else "n/a",
                        _yes(c["overlap"]), _yes(c["inside"]),
-                       number(c["z"], 2) + (" ✗" if c["z_ok"] is False else ""), _yes(c["strict"])])
+                       number(c["z"], 2) + (" ✗" if c["z_ok"] is False else ""), _yes(c["strict"])]
+                    + ([f"{p_value(c['tost_p_holm'])} ({_yes(c['equivalent'])})"] if tost else []))
     return render(
         "paper_comparison", "paper_comparison", ci_name=interval_name(report),
         protocol=report.config.get("protocol") or "?", with_reference=with_ref,
         tasks=sorted({c["task"] for c in comp}, key=report.tasks.index),
         table=table(["task", "model", "paper"] + (["reference here"] if with_ref else [])
-                    + ["ours", "ours − paper", "CIs overlap", "paper inside ours", "\\|Δ\\| / SE", "strict"], rows,
-                    "llr" + ("r" if with_ref else "") + "rrccrc") if comp else [],
+                    + ["ours", "ours − paper", "CIs overlap", "paper inside ours", "\\|Δ\\| / SE", "strict"]
+                    + (["TOST p_Holm (equivalent)"] if tost else []), rows,
+                    "llr" + ("r" if with_ref else "") + "rrccrc" + ("r" if tost else "")) if comp else [],
         n=facts.paper_overlap, z_bound=Z_BOUND,
         missed=[(c, explain(c, facts.study)) for c in comp if c["overlap"] is False],
+        tost=tost, margins=sorted({c["tost_margin"] for c in comp if c.get("tost_margin") is not None}),
+        not_equivalent=[c for c in comp if c.get("equivalent") is False], alpha=report.alpha,
         differs=facts.paper_setting_differs)
 
 

@@ -127,4 +127,5 @@ def protocol(facts: ReportFacts, params: dict) -> list[str]:
                      if not r["best_val_possible"] and r["n_runs"]],
         ci_name=interval_name(report), pw_name=TEST_NAMES[report.pairwise_method], alpha=report.alpha,
         aggregation=facts.aggregation, margin=report.equivalence_margin,
-        on_missing_skip=(params.get("data") or {}).get("on_missing") == "skip")
+        on_missing_skip=(params.get("data") or {}).get("on_missing") == "skip",
+        link=any(i.family == "link_pred" for i in report.task_info.values()))
