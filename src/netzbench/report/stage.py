@@ -194,6 +194,7 @@ def report_metrics(facts: ReportFacts) -> dict:
         "uninformative_tasks": facts.uninformative,
         "across_tasks_without_flagged": without_flagged_json(facts.without_flagged),
         "options": report.options(),
+        "result_code": (report.config or {}).get("code"),  # what trained it (report/publication.py)
     }
     if facts.equivalence is not None:
         out["equivalence_verdicts"] = _verdict_counts(facts.equivalence)
