@@ -150,3 +150,16 @@ def test_a_report_placed_elsewhere_names_its_own_data_file(tmp_path):
     assert "`reports/strict/benchmark.histories.json.gz`" in out and '"reports/strict/benchmark.json"' in out
     assert "](plots/critical_difference.png)" in out
     assert _plot_links(md, lambda rel: tmp_path / rel, tmp_path) == md  # the main report: as written
+
+
+def test_docs_study_state_sentence_is_written_from_the_study(tmp_path):
+    root = _published(tmp_path, paper="c" * 64, strict="c" * 64, study="d" * 64)
+    (root / "docs/results.md").write_text(f"# Title\n\nText.\n{pub.STATE_BEGIN}\nold words\n{pub.STATE_END}\nMore.\n")
+    pub.mark(root, docs=True, current="c" * 64)
+    text = (root / "docs/results.md").read_text()
+    assert "(study state: stale): it records result code `dddddddd…`" in text and "old words" not in text
+    assert text.count(pub.STATE_BEGIN) == 1 and text.endswith("More.\n") and pub.BEGIN in text
+    (root / "reports/protocol_study.json").write_text(json.dumps({"code": "c" * 64, "tasks": {}}))
+    pub.mark(root, docs=True, current="c" * 64)
+    text = (root / "docs/results.md").read_text()
+    assert "(study state: current)" in text and pub.BEGIN not in text  # all current: no banner

@@ -16,7 +16,8 @@ removes, once current) a banner between :data:`BEGIN` and :data:`END` at the top
 Markdown page, and with ``docs`` one in ``docs/results.md`` naming every stale artefact. The banner is
 what a reader sees first; ``tests/test_published_state.py`` fails when an artefact is stale and its
 page does not carry it (``netzbench stale --mark --docs`` puts it there). The study's page is
-``docs/results.md``.
+``docs/results.md``, whose sentence on the study's state (between :data:`STATE_BEGIN` and :data:`STATE_END`)
+``--docs`` writes too.
 """
 
 from __future__ import annotations
@@ -152,6 +153,26 @@ def with_banner(text: str, block: str) -> str:
     return "\n".join(lines[:at] + ([""] if at else []) + [block, ""] + lines[at:]).replace("\n\n\n", "\n\n")
 
 
+STATE_BEGIN, STATE_END = "<!-- netzbench:study-state -->", "<!-- /netzbench:study-state -->"
+
+
+def study_sentence(study: dict | None) -> str:
+    """docs/results.md's sentence on the protocol study's state (``study state: current`` or ``stale``)."""
+    if study is None:
+        return "**No protocol study is published** (study state: none)."
+    if study["stale"]:
+        return (f"**The protocol study is of other result code than main's** (study state: stale): it records "
+                f"result code `{_short(study['recorded'])}`, so REPORT.md tests no claim under it.")
+    return ("**The protocol study is of main's result code** (study state: current): REPORT.md's \"What holds "
+            "under every protocol\" tests every claim under it.")
+
+
+def with_state(text: str, sentence: str) -> str:
+    """``text`` with the sentence between :data:`STATE_BEGIN` and :data:`STATE_END` replaced (none: unchanged)."""
+    pattern = re.compile(re.escape(STATE_BEGIN) + r"\n.*?\n" + re.escape(STATE_END), re.S)
+    return pattern.sub(lambda _: f"{STATE_BEGIN}\n{sentence}\n{STATE_END}", text)
+
+
 def mark(root: str | Path = ".", *, docs: bool = False, current: str | None = None) -> list[Path]:
     """Put the banner on the page of every stale artefact (and take it off a current one's); with ``docs``,
     the banner naming every stale artefact in ``docs/results.md``. Returns the files changed."""
@@ -172,8 +193,16 @@ def mark(root: str | Path = ".", *, docs: bool = False, current: str | None = No
         if s["page"] and s["page"] != DOCS_PAGE.as_posix():
             rewrite(root / s["page"], banner([s] if s["stale"] else []))
     if docs:
-        rewrite(root / DOCS_PAGE, banner([s for s in state if s["stale"]]))
-    return changed
+        page = root / DOCS_PAGE
+        if page.is_file():  # the study-state sentence first, then the banner (rewrite compares with the file)
+            study = next((s for s in state if s["name"] == "protocol study"), None)
+            text = page.read_text(encoding="utf-8")
+            sentence = with_state(text, study_sentence(study))
+            if sentence != text:
+                page.write_text(sentence, encoding="utf-8")
+                changed.append(page)
+        rewrite(page, banner([s for s in state if s["stale"]]))
+    return list(dict.fromkeys(changed))
 
 
 def render(state: list[dict]) -> str:
