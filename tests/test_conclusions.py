@@ -117,7 +117,7 @@ def test_each_variant_reads_its_own_headline():
     study = _study()
     report = _report(PAPER)
     _, heads = variant_values(report, study, "strict", SEEDS)
-    assert heads["t1"] == ("test_mrr", "higher") and heads["t2"] == ("test_auc", "higher")
+    assert heads["t1"] == ("test_mrr", "higher", None) and heads["t2"] == ("test_auc", "higher", None)
     final, _ = variant_values(report, study, "link_split=10_10", FEW)
     assert np.allclose(final["t1"]["A"], PAPER["t1"]["A"][:3])
     assert np.allclose(final["t2"]["A"], PAPER["t2"]["A"][:3])  # a task the switch cannot move: paper values
@@ -195,8 +195,9 @@ def test_published_study_gives_the_strict_reports_own_claims():
         if "strict" not in c["holds_under"] + c["fails_under"]:
             continue
         holds = "strict" in c["holds_under"]
-        if c["kind"] == "gnn_vs_baseline":
-            assert holds == (verdicts[c["task"]]["verdict"] == c["outcome"]), c["id"]
+        if c["kind"] == "gnn_vs_baseline":  # judged on the models it names (report/claims.py)
+            row = verdicts[c["task"]]
+            assert holds == ([row["best_gnn"], row["best_baseline"], row["verdict"]] == c["outcome"]), c["id"]
         elif c["kind"] == "significant_pair":
             a, b = c["models"]
             row = pairs.get((c["task"], a, b)) or pairs[(c["task"], b, a)]
@@ -324,3 +325,21 @@ def test_outcome_texts_name_the_winner_and_the_direction():
     assert claim.text.startswith("`fb15k_237`: the structure-free MLP is significantly better than the best "
                                  "structure-only baseline (CommonNeighbors)")
     assert said.startswith("CommonNeighbors vs MLP: MLP better") and "not significant" not in said
+
+
+def test_a_variant_with_every_model_below_its_constant_does_not_rank_that_task():
+    """The study records each variant's constant predictor score; a task no model informs under the variant
+    (Internet AS under strict) leaves that variant's ranks, as it leaves the strict report's own."""
+    from netzbench.report.conclusions import variant_state
+
+    paper = {t: {"A": 0.80 + _noise(i), "B": 0.70 + _noise(i + 1)} for i, t in enumerate(["t1", "t2", "t3"])}
+    strict = json.loads(json.dumps(_lists(paper)))
+    strict["t3"] = {"A": [0.03] * 6, "B": [0.05] * 6}  # both below the constant 0.0886
+    kinds = {}
+    report = _named_report(paper, kinds)
+    study = _named_study(paper, strict, ["A", "B"])
+    study["tasks"]["t3"]["headlines"]["strict"]["constant"] = 0.0886
+    st = variant_state(report, study, "strict", SEEDS)
+    assert st.friedman["tasks"] == ["t1", "t2"]
+    del study["tasks"]["t3"]["headlines"]["strict"]["constant"]  # a study that records none: every task ranked
+    assert variant_state(report, study, "strict", SEEDS).friedman["tasks"] == ["t1", "t2", "t3"]

@@ -37,6 +37,9 @@ def test_study_trains_each_variant_once_and_writes_the_strict_report(tmp_path, m
                                     "link_eval_negatives=hard", "link_metric=mrr", "synthetic_graphs=netzbench"}
     # link_metric only picks the headline: the paper protocol's trained seeds, read as MRR
     assert tsp["headlines"]["link_metric=mrr"]["metric"] == "test_mrr"
+    # each variant records its constant predictor's score in its headline (what tells an uninformative task)
+    assert tsp["headlines"]["paper"]["constant"] == 0.5  # ROC-AUC of one score for all
+    assert 0 < tsp["headlines"]["link_metric=mrr"]["constant"] < 0.5  # the MRR of one score among K candidates
     assert tsp["variants"]["link_metric=mrr"]["GCN"] != tsp["variants"]["paper"]["GCN"]
     assert set(tsp["variants"]["paper"]) == {"GCN"}  # GIN cannot serve link prediction: no cell
     assert tsp["variants"]["paper"]["GCN"] != tsp["variants"]["strict"]["GCN"]

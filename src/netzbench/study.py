@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import signal
 from pathlib import Path
 
@@ -43,7 +44,7 @@ from .records import StagedFiles, write_json_atomic
 from .report import BenchmarkReport
 from .report.options import options_from_params
 from .report.reproduction import STUDY_SCHEMA
-from .report.runs import report_from_records, task_finals
+from .report.runs import report_from_records
 from .report.stage import write_outputs
 from .run.execute import run_plans
 from .run.plan import batch_size, plan_cell
@@ -285,9 +286,13 @@ def _stop_on_terminate():
 
 
 def _variant_values(records: dict, task_id: str, name: str, seeds: list[int]) -> dict:
-    """A variant's part of the study: its headline and each model's final value per seed."""
-    finals, info = task_finals(BenchmarkReport, records, task_id, seeds)
+    """A variant's part of the study: its headline, the constant predictor's score in it (where the records
+    give one: what tells an uninformative task, report/informative.py) and each model's final value per seed."""
+    report = report_from_records(BenchmarkReport, {task_id: records}, seeds)
+    finals, info = report.final_metrics().get(task_id, {}), report.task_info[task_id]
+    constant = (report.baselines().get(task_id) or {}).get("value")
     return {"metric": info.metric, "direction": info.direction,
+            "constant": constant if constant is not None and math.isfinite(constant) else None,
             "values": {m: [float(v) for v in vals] for m, vals in finals.items()}}
 
 
@@ -295,7 +300,10 @@ def _store(entry: dict, name: str, values: dict) -> None:
     entry.setdefault("metric", values["metric"])
     entry.setdefault("direction", values["direction"])
     # each variant's own headline (a link task's follows link_metric): what its values are
-    entry.setdefault("headlines", {})[name] = {"metric": values["metric"], "direction": values["direction"]}
+    head = {"metric": values["metric"], "direction": values["direction"]}
+    if values.get("constant") is not None:
+        head["constant"] = values["constant"]
+    entry.setdefault("headlines", {})[name] = head
     entry["variants"][name] = values["values"]
 
 

@@ -97,12 +97,13 @@ def variant_order(study: dict, tasks: Sequence[str]) -> list[str]:
     return sorted(names, key=lambda n: n != "strict")
 
 
-def _headline(entry: dict, name: str, info) -> tuple[str, str]:
-    """The variant's headline series and direction: the study's per-variant ``headlines`` where it
-    records them, else the task's, else the main run's."""
+def _headline(entry: dict, name: str, info) -> tuple[str, str, float | None]:
+    """The variant's headline series, direction and constant predictor's score: the study's per-variant
+    ``headlines`` where it records them, else the task's, else the main run's (the constant: the study's
+    only, None where it records none)."""
     own = (entry.get("headlines") or {}).get(name) or {}
     return (own.get("metric") or entry.get("metric") or info.metric,
-            own.get("direction") or entry.get("direction") or info.direction)
+            own.get("direction") or entry.get("direction") or info.direction, own.get("constant"))
 
 
 def variant_values(report, study: dict, name: str, seeds: list[int]) -> tuple[dict, dict]:
@@ -139,6 +140,12 @@ def values_report(report, final: dict, seeds: list[int], headlines: dict) -> Ben
                 for m, v in by_model.items()} for t, by_model in final.items()}
     kinds = report.baseline_models()
     cells = {t: {m: {"baseline_kind": kinds[m]} for m in by_model if m in kinds} for t, by_model in final.items()}
+    for t, by_model in final.items():  # the variant's constant predictor: tells an uninformative task (.informative)
+        constant = headlines[t][2] if len(headlines[t]) > 2 else None
+        if constant is not None and by_model:
+            name = headlines[t][0].replace("test_", "test_constant_", 1)
+            first = next(iter(by_model))
+            cells[t].setdefault(first, {})["seeds"] = {"0": {"baseline": {name: float(constant)}}}
     tasks = {t: {"metric": headlines[t][0], "direction": headlines[t][1], "family": report.task_info[t].family,
                  "category": report.task_info[t].category} for t in final}
     options = {**report.options(), "epoch_selection": "final", "ci_method": "t"}
