@@ -76,6 +76,10 @@ def test_an_uninformative_task_is_left_out_of_every_across_task_analysis_and_sai
     assert "**Not ranked: tasks no model informs**: `dead` (every model's interval (3 models) lies at or below" in md
     # the task stays in the per-task sections: only the across-task analysis leaves it out
     assert "| `dead` |" in md
+    from netzbench.report.site import build_site
+
+    index = build_site(facts)["index.html"]
+    assert "Not ranked, no model informs:</strong>" in index and "<code>dead</code> (every model" in index
     # a task with one model above the constant is ranked
     alive = _report({**MEANS, "dead": {**MEANS["dead"], "GAT": 0.12}})
     assert alive.friedman()["n_tasks"] == 5 and not collect_facts(alive, None, MODELS).uninformative
@@ -100,6 +104,9 @@ def test_across_tasks_without_flagged_cells_beside_the_all_cells_version():
     md = render_markdown(facts, {"models": MODELS, "protocol": "strict", "protocol_overrides": {}, "train": {},
                                  "report": {}})
     section = md[md.index("### Without collapsed and leaking cells"):]
+    from netzbench.report.site import build_site
+
+    assert "Without the tasks holding collapsed (‡) or leaking (⊗) cells" in build_site(facts)["index.html"]
     assert "`t5` (GCN ⊗); `t6` (GAT ⊗); `t7` (SAGE ⊗), the ranks cover N = 4 tasks" in section
     full = {f"{r['model_a']} vs {r['model_b']}": r for r in facts.bayesian["across_tasks"]}
     assert full["GCN vs GAT"]["p_a_better"] >= 0.95 > w["bayesian"]["GCN vs GAT"]["p_a_better"]
