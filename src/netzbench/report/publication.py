@@ -103,7 +103,7 @@ def recorded_code(root: Path, artefact: Artefact, current: str) -> tuple[str | N
     if artefact.path == ARTEFACTS[0].path:  # published before the report stage recorded it
         match = lock_matches(root)
         if match is not None:
-            return (current if match else "other (dvc.lock)"), "dvc.lock's train stage"
+            return (current if match else "not this checkout's"), "dvc.lock's train stage"
     return None, "not recorded"
 
 
