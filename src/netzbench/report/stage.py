@@ -485,7 +485,7 @@ def run_report_stage(params: dict, root: str | Path = ".") -> dict:
     for s in published_state(root):
         if s["stale"] and s["path"] != "reports/benchmark.json":  # this stage rewrites that one
             log.warning(f"report: the published {s['name']} ({s['path']}) is of result code "
-                        f"{(s['recorded'] or 'unrecorded')[:8]}, not this checkout's {s['current'][:8]}: "
+                        f"{(s['recorded'] or 'unrecorded')[:19]}, not this checkout's {s['current'][:8]}: "
                         f"republish it (`{s['remedy']}`, or `make publish`), or mark it (`netzbench stale --mark --docs`)")
     if candidate is None and params["model"] in params["models"] and not params["model_args"]:
         candidate = params["model"]  # in_roster: the candidate block uses the roster cells
