@@ -334,7 +334,8 @@ def test_paper_criteria_by_hand():
     assert d["strict"] is False
     e = rows["E"]  # a cell we do not have: nothing to judge
     assert (e["overlap"], e["inside"], e["z_ok"], e["strict"]) == (None, None, None, None) and math.isnan(e["z"])
-    assert counts(list(rows.values())) == {"compared": 4, "overlapping": 4, "inside": 2, "z": 2, "strict": 1}
+    assert counts(list(rows.values())) == {"compared": 4, "overlapping": 4, "inside": 2, "z": 2, "strict": 1,
+                                           "equivalent": 0}  # no margin given: the TOST is not computed
 
 
 def test_paper_criteria_in_report_json_and_section_11(tmp_path, monkeypatch):
