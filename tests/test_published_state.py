@@ -17,6 +17,14 @@ pytestmark = pytest.mark.unit
 
 
 # ------------------------------------------------------------------------ the repository's published files
+def test_every_stale_published_artefact_carries_its_banner():
+    state = pub.published_state(REPO)
+    assert {s["name"] for s in state} >= {"paper run"}, "no published benchmark file found"
+    unmarked = [f"{s['name']} ({s['path']}: code {s['recorded']}, {s['how']}) has no STALE banner in {s['page']}"
+                for s in state if s["stale"] and not s["marked"]]
+    assert not unmarked, "\n".join(unmarked) + "\nrepublish (make publish) or run: netzbench stale --mark --docs"
+
+
 def test_a_current_artefact_carries_no_banner():
     wrong = [s["page"] for s in pub.published_state(REPO) if not s["stale"] and s["page"]
              and s["page"] != pub.DOCS_PAGE.as_posix() and s["marked"]]
