@@ -282,22 +282,63 @@ def test_a_folder_in_the_way_refuses_the_commit_before_any_rename(tmp_path):
     assert (tmp_path / "a.txt").read_text() == "a" and _temporaries(tmp_path) == []
 
 
-def test_a_rename_failing_halfway_says_how_many_outputs_were_replaced(tmp_path, monkeypatch):
-    from netzbench.records import CommitError
-
+def _failing_replace(monkeypatch, at: int, also=()):
+    """``os.replace`` failing at its ``at``-th call (and at the calls in ``also``)."""
     real, calls = os.replace, []
 
     def replace(src, dst):
         calls.append(dst)
-        if len(calls) == 2:
+        if len(calls) == at or len(calls) in also:
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
         return real(src, dst)
 
     monkeypatch.setattr(os, "replace", replace)
+
+
+def test_a_rename_failing_halfway_puts_back_what_was_replaced(tmp_path, monkeypatch):
+    from netzbench.records import CommitError
+
+    (tmp_path / "a.txt").write_text("old a")
+    _failing_replace(monkeypatch, 2)
+    with pytest.raises(OSError, match=r"the 1 outputs already replaced were put back as they were\): .*b\.txt") as err, \
+            StagedFiles() as out:
+        for name in ("a.txt", "b.txt", "c.txt"):
+            out.write_text(tmp_path / name, name)
+    assert not isinstance(err.value, CommitError)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"] and (tmp_path / "a.txt").read_text() == "old a"
+
+
+def test_a_rename_failing_halfway_that_cannot_be_undone_says_how_many_were_replaced(tmp_path, monkeypatch):
+    from netzbench.records import CommitError
+
+    (tmp_path / "a.txt").write_text("old a")
+    _failing_replace(monkeypatch, 2, also=(3,))  # the rename putting a.txt back fails too
     with pytest.raises(CommitError, match=r"1 of 3 outputs already replaced\): .*b\.txt"), StagedFiles() as out:
         for name in ("a.txt", "b.txt", "c.txt"):
             out.write_text(tmp_path / name, name)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]  # the rest: no output, no temporary
+    assert (tmp_path / "a.txt").read_text() == "a.txt"
+
+
+def test_the_benchmark_file_and_its_sidecar_stay_a_pair_when_a_rename_fails(tmp_path, monkeypatch):
+    """The sidecar is renamed first: a failing rename of benchmark.json left a new sidecar beside the old
+    benchmark file, which then no longer read. Now the old pair is put back and reads as before."""
+    from netzbench.report import BenchmarkReport
+    from netzbench.report.persistence import read, write_split
+
+    def form(v):
+        hist = {"t": {"GCN": [{"test_acc": [v, v + 0.1]}] * 2}}
+        tasks = {"t": {"metric": "test_acc", "direction": "higher", "family": "node_cls", "category": "c"}}
+        return BenchmarkReport([0, 1], hist, {}, tasks=tasks).to_dict()
+
+    bench = tmp_path / "benchmark.json"
+    write_split(form(0.5), bench)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    _failing_replace(monkeypatch, 2)  # the sidecar is in place, the benchmark file's rename fails
+    with pytest.raises(OSError, match="put back as they were"):
+        write_split(form(0.7), bench)
+    monkeypatch.undo()
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    assert read(bench)["histories"]["t"]["GCN"][0]["test_acc"][0] == 0.5
 
 
 def test_atomic_write_and_save_figure_leave_the_old_file_on_failure(tmp_path, monkeypatch):

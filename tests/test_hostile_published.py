@@ -198,3 +198,25 @@ def test_inert_html_leaves_code_comparisons_and_quotes_alone():
 
     text = "p < 0.05 and `<b>` in code\n```\n<pre>raw</pre>\n```\n> quoted <i>x</i>"
     assert inert_html(text) == "p < 0.05 and `<b>` in code\n```\n<pre>raw</pre>\n```\n> quoted &lt;i>x&lt;/i>"
+
+
+def test_export_makes_a_copy_that_reads_after_the_sidecar_is_replaced(tmp_path):
+    bench, sidecar = _publish(tmp_path / "reports")
+    copy = tmp_path / "aside.json"
+    out = CliRunner().invoke(main, ["export", str(bench), str(copy)])
+    assert out.exit_code == 0, out.output
+    assert "histories_file" not in json.loads(copy.read_text()) and "histories" in json.loads(copy.read_text())
+    _publish(tmp_path / "reports", _report(0.2))  # the next report replaces the pair
+    with pytest.raises(VerifyError, match="is not the one the benchmark file names"):
+        _stale_copy(tmp_path, bench)  # what a plain copy of the benchmark file meets now
+    assert read_benchmark(copy).to_json() == _report().to_json()
+    same = CliRunner().invoke(main, ["export", str(copy), str(copy)])
+    assert same.exit_code == 2 and "would replace the file it is read from" in same.output
+
+
+def _stale_copy(tmp_path, bench):
+    """A plain copy of an earlier benchmark file beside the current sidecar: refused, not misread."""
+    old_text, _ = split(json.loads(_report().to_json()), "benchmark.json")
+    stale = bench.with_name("stale.json")
+    stale.write_text(old_text)
+    return read_benchmark(stale)

@@ -16,7 +16,7 @@ import click
 
 from .cli_common import (Commands, UserError, check_device, check_finite, check_meta, check_model_name,
                          check_rank_names, check_task_name, checked_params, epoch_budgets)
-from .cli_review import compare_cmd, estimate_cmd, exps_cmd, stale_cmd, verify_cmd
+from .cli_review import compare_cmd, estimate_cmd, export_cmd, exps_cmd, stale_cmd, verify_cmd
 from .console import console
 from .errors import ParamsError, RecordError
 
@@ -48,7 +48,7 @@ def _quick_exit() -> None:
 _QUICK_EXIT = False
 
 
-for _command in (estimate_cmd, verify_cmd, compare_cmd, exps_cmd, stale_cmd):
+for _command in (estimate_cmd, verify_cmd, compare_cmd, exps_cmd, stale_cmd, export_cmd):
     main.add_command(_command)
 
 

@@ -154,3 +154,22 @@ def exps_cmd(as_json: bool, all_commits: bool, width: int | None) -> None:
     except ExperimentsError as exc:
         raise UserError(str(exc)) from None
     click.echo(rows_json(rows) if as_json else render(rows, width))
+
+
+@click.command("export")
+@click.argument("source", default="reports/benchmark.json", type=click.Path(dir_okay=False))
+@click.argument("out", type=click.Path(dir_okay=False))
+def export_cmd(source: str, out: str) -> None:
+    """Write SOURCE (a benchmark file, its histories joined from the sidecar beside it) to OUT as one
+    self-contained file: a copy that still reads once the next report replaces the sidecar, anywhere
+    `BenchmarkReport.from_json`, `verify` and `compare` read a benchmark file."""
+    from .report.verify_input import VerifyError, read_benchmark
+
+    try:
+        report = read_benchmark(source)  # checked as verify checks it: a pair that does not belong is refused
+    except VerifyError as exc:
+        raise UserError(str(exc)) from None
+    if Path(out).resolve() == Path(source).resolve():
+        raise UserError(f"{out}: the export would replace the file it is read from; name another file")
+    report.to_json(out)
+    log.info(f"export: {source} and its histories -> {out} (one file)")

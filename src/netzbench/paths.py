@@ -118,3 +118,65 @@ def child(root: str | os.PathLike, name: str) -> Path:
     if not ok:
         raise UnsafePath(f"{name!r} is not a plain name inside {root}/: refusing to write or delete outside it")
     return Path(root) / name
+
+
+def keep_previous(target: Path) -> Path | None:
+    """A hidden hard link to what ``target`` holds (a link itself, not followed), kept while a commit replaces
+    it so that a failure can put it back (:func:`put_back`): None where there is nothing, ``target`` itself
+    where no link can be made (that output cannot be put back)."""
+    if not os.path.lexists(target):
+        return None
+    keep = target.with_name(f".{target.name}.{os.getpid()}.prev.tmp")
+    try:
+        keep.unlink(missing_ok=True)
+        os.link(target, keep, follow_symlinks=False)
+    except OSError:
+        return target  # marks "held something, not kept"
+    return keep
+
+
+def put_back(kept: dict[Path, Path | None]) -> bool:
+    """Put every target of ``kept`` back as it was (the last first); whether all could be."""
+    ok = True
+    for target, previous in reversed(list(kept.items())):
+        try:
+            if previous is None:
+                target.unlink(missing_ok=True)
+            elif previous == target:
+                ok = False
+            else:
+                os.replace(previous, target)
+                previous.unlink(missing_ok=True)  # a link to what the target still holds: rename left it
+        except OSError:
+            ok = False
+    return ok
+
+
+class CommitError(OSError):
+    """A rename of :func:`replace_all` failed after others succeeded, and what they replaced could not all be
+    put back: the outputs are mixed."""
+
+
+def replace_all(pending: dict) -> list[Path]:
+    """Rename each temporary of ``pending`` (target -> temporary, in order; an entry is removed once renamed)
+    over its target; the targets. A hard link to what each target held is kept until all are in place, so
+    that a rename failing halfway puts back the ones already done (an ``OSError`` naming the target that
+    failed); only where that fails too is it a :class:`CommitError`."""
+    done: list[Path] = []
+    kept: dict = {}
+    try:
+        for target, tmp in list(pending.items()):
+            kept[target] = keep_previous(target)
+            os.replace(tmp, target)
+            del pending[target]
+            done.append(target)
+    except OSError as exc:
+        if put_back(kept):  # every output as it was: nothing published
+            raise OSError(exc.errno, f"{exc.strerror} (renaming into place; the {len(done)} outputs already "
+                          "replaced were put back as they were)", str(target)) from None
+        raise CommitError(exc.errno, f"{exc.strerror} (renaming into place; {len(done)} of "
+                                     f"{len(done) + len(pending)} outputs already replaced)", str(target)) from None
+    for target, previous in kept.items():  # all in place: what they replaced goes
+        if previous not in (None, target):
+            previous.unlink(missing_ok=True)
+    return done

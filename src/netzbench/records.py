@@ -40,6 +40,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from .errors import RecordError
+from .paths import CommitError, replace_all  # CommitError: the name callers import from here
 
 SCHEMA_VERSION = 1
 #: statuses of a candidate record that holds no training on purpose
@@ -308,10 +309,6 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-class CommitError(OSError):
-    """A rename of :meth:`StagedFiles.commit` failed after others succeeded: the outputs are mixed."""
-
-
 class StagedFiles:
     """Files written under temporary names beside their targets, renamed into place together.
 
@@ -322,7 +319,8 @@ class StagedFiles:
     everything is written. :meth:`discard`, or leaving the ``with`` block by an exception,
     removes every temporary (and the folders made for them), so a failure anywhere before the
     commit (a full disk, a bug while building a figure) leaves every published file as it was.
-    Renames need no space; the commit refuses a target that is a folder before renaming any.
+    Renames need no space; the commit refuses a target that is a folder before renaming any, and a
+    rename failing halfway puts back what the others replaced (a benchmark file and its sidecar stay a pair).
     """
 
     def __init__(self) -> None:
@@ -394,16 +392,7 @@ class StagedFiles:
             for target in self._pending:
                 if target.is_dir() and not target.is_symlink():
                     raise IsADirectoryError(21, "a folder is in the way of an output", str(target))
-            done: list[Path] = []
-            for target, tmp in list(self._pending.items()):
-                try:
-                    os.replace(tmp, target)
-                except OSError as exc:
-                    raise CommitError(exc.errno, f"{exc.strerror} (renaming into place; {len(done)} of "
-                                                 f"{len(done) + len(self._pending)} outputs already replaced)",
-                                      str(target)) from None
-                del self._pending[target]
-                done.append(target)
+            done = replace_all(self._pending)  # a failure puts back what was replaced (paths.replace_all)
         finally:
             self.discard()  # after a failure: the temporaries not renamed; otherwise nothing is left
         for folder in dict.fromkeys(t.parent for t in done):
