@@ -50,6 +50,7 @@ HOSTILE = [  # (arguments, what the one line says)
     (["card", "a/b"], "is not a plain name"),
     (["card", ".."], "is not a plain name"),
     (["fetch", "../../etc"], "task '../../etc'"),
+    (["fetch", "karate", "--data-root", "/dev/null/x"], "fetch karate: /dev/null/x"),
     (["train", "../x", "GCN"], "task '../x'"),
     (["train", "karate", "../../GCN"], "model '../../GCN'"),
     (["seeds", "--target-effect", "nan"], "--target-effect must be a finite number"),

@@ -220,3 +220,16 @@ def _stale_copy(tmp_path, bench):
     stale = bench.with_name("stale.json")
     stale.write_text(old_text)
     return read_benchmark(stale)
+
+
+def test_model_arguments_are_escaped_in_the_latex_tables():
+    from netzbench.report.latex import pairwise_table, summary_table
+
+    seeds = [0, 1, 2, 3]
+    name = r"GCN[act=\input{/etc/passwd}%,w=$x$&#_~^]"
+    tasks = {"t": {"metric": "test_acc", "direction": "higher", "family": "node_cls", "category": "c"}}
+    hist = {"t": {m: [{"test_acc": [0.5, base + 0.01 * s]} for s in seeds] for m, base in ((name, 0.6), ("MLP", 0.5))}}
+    report = BenchmarkReport(seeds, hist, {}, tasks=tasks)
+    for tex in (summary_table(report), pairwise_table(report)):
+        assert r"\input{" not in tex and r"\textbackslash{}input\{/etc/passwd\}\%" in tex
+        assert "$x$" not in tex and r"\&\#\_" in tex

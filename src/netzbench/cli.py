@@ -83,6 +83,8 @@ def fetch(tasks: tuple[str, ...], all_tasks: bool, params_path: str, data_root: 
             meta = fetch_task(task, params, data_root)
         except (DatasetUnavailable, ChecksumMismatch, UnsafeArchive, FileNotFoundError, DatasetError) as exc:
             raise UserError(str(exc)) from None
+        except OSError as exc:  # a --data-root that is a file, unwritable, a full disk: named, one line
+            raise UserError(f"fetch {task}: {exc.filename or data_root}: {exc.strerror or exc}") from None
         log.info(f"{task}: {fetch_summary(meta)}")
 
 
