@@ -31,6 +31,7 @@ import tempfile
 from pathlib import Path
 
 import yaml
+from helpers import as_settings
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "golden_histories.json"
 SCHEMA = "netzbench.golden_histories/1"
@@ -122,8 +123,8 @@ def history(name: str) -> tuple[list[int], dict[str, list[float]]]:
         try:
             with _inside(root):
                 params = load_config(_project(root, name))
-                fetch_task(task, params, "data")
-                record = train_cell(task, model, params, root / "record.json", progress=False)
+                fetch_task(task, as_settings(params), "data")
+                record = train_cell(task, model, as_settings(params), root / "record.json", progress=False)
         finally:
             _forget_custom_tasks()
             if cache is None:

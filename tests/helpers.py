@@ -22,6 +22,24 @@ def git(cwd, *args) -> str:
                           text=True).stdout.strip()
 
 
+def as_settings(params):
+    """``params`` (a params dict, validated or partial: defaults merged, and a task and a model where it names
+    none, for tests of one part) as :class:`~netzbench.settings.Settings`, what the entry points hand
+    everything below them; settings pass through."""
+    from netzbench.settings import Settings
+
+    if isinstance(params, Settings):
+        return params
+    params = merge(DEFAULTS, params)
+    params["tasks"], params["models"] = params["tasks"] or ["random_tsp"], params["models"] or ["GCN"]
+    return Settings.from_params(validate(params))
+
+
+def make_settings(**overrides):
+    """:func:`make_params`' params as :class:`~netzbench.settings.Settings`."""
+    return as_settings(make_params(**overrides))
+
+
 def make_params(**overrides) -> dict:
     """Defaults merged with ``overrides`` (tasks/models/seeds/epochs filled in), validated."""
     base = {"tasks": ["random_tsp"], "models": ["GCN"], "seeds": [0, 1],
@@ -131,7 +149,7 @@ def misbehaving_workdir(tmp_path: Path, monkeypatch, package: str) -> Path:
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     write_package(tmp_path, package, {"models": MISBEHAVING_MODELS})
-    fetch_task("random_tsp", make_params(), "data")
+    fetch_task("random_tsp", make_settings(), "data")
     return tmp_path
 
 

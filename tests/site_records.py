@@ -9,7 +9,7 @@ import numpy as np
 from netzbench.records import write_record
 from netzbench.report.stage import run_report_stage
 
-from helpers import make_params
+from helpers import as_settings, make_params
 
 #: task -> (family, headline, direction, category, card)
 TASKS = {
@@ -111,7 +111,7 @@ def write_records(root, paper_setting: bool = False) -> dict:
 def build_site(root, paper_setting: bool = False):
     """The report stage over :func:`write_records`' records under ``root``: ``(params, headline metrics)``."""
     params = write_records(root, paper_setting)
-    return params, run_report_stage(params, root=root)
+    return params, run_report_stage(as_settings(params), root=root)
 
 
 VOID = {"meta", "link", "img", "br", "hr", "input", "source", "area", "base", "col", "wbr"}

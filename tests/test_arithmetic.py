@@ -13,6 +13,7 @@ import textwrap
 import pytest
 
 import torch
+from helpers import as_settings
 
 SCRIPT = textwrap.dedent("""
     import json, sys
@@ -73,10 +74,10 @@ def test_the_mode_is_part_of_result_identity(tmp_path):
 
     params = make_params(tasks=["karate"], models=["GCN"], seeds=[0], train={"epochs": {"karate": 2}})
     assert params["exec"]["arithmetic"] == "portable"  # the default
-    fetch_task("karate", params, tmp_path)
+    fetch_task("karate", as_settings(params), tmp_path)
     params["exec"]["arithmetic"] = "native"
-    native = plan_cell("karate", "GCN", params, data_root=tmp_path)
+    native = plan_cell("karate", "GCN", as_settings(params), data_root=tmp_path)
     params["exec"]["arithmetic"] = "portable"
-    portable = plan_cell("karate", "GCN", params, data_root=tmp_path)
+    portable = plan_cell("karate", "GCN", as_settings(params), data_root=tmp_path)
     assert native.keys[0, 0] != portable.keys[0, 0]
     assert native.record["arithmetic"] == "native" and portable.record["arithmetic"] == "portable"

@@ -35,7 +35,7 @@ from netzbench.run.cache import SeedCache, result_hash
 from netzbench.run.execute import train_cell
 from netzbench.run.plan import plan_cell
 
-from helpers import make_params
+from helpers import as_settings, make_params
 
 TASKS = [("cora", "node_cls", "test_acc"), ("karate", "node_cls", "test_acc"), ("mutag", "graph_cls", "test_acc")]
 MODELS = ["GCN", "GAT", "GraphSAGE"]
@@ -221,7 +221,7 @@ def test_the_strict_report_and_the_study_are_published_together(repo, monkeypatc
     target = repo / "reports/strict"
     with StagedFiles() as out:
         out.write_json(repo / "reports/protocol_study.json", {"first": True})
-        study_mod._write_strict_report(records, {}, params, target, out)
+        study_mod._write_strict_report(records, {}, as_settings(params), target, out)
         assert [p for p in target.rglob("*") if p.is_file() and not p.name.startswith(".")] == []  # not yet
     md = (target / "REPORT.md").read_text()
     assert "](plots/dashboard_node_cls.png)" in md and "](plots/dashboard_graph_cls.png)" in md
@@ -238,7 +238,7 @@ def test_the_strict_report_and_the_study_are_published_together(repo, monkeypatc
     monkeypatch.setattr(BenchmarkReport, "plot_dashboard", boom)
     with pytest.raises(RuntimeError), StagedFiles() as out:
         out.write_json(repo / "reports/protocol_study.json", {"first": False})
-        study_mod._write_strict_report(records, {}, params, target, out)
+        study_mod._write_strict_report(records, {}, as_settings(params), target, out)
     assert _published(repo) == before and _temporaries(repo) == []
 
 
@@ -369,10 +369,10 @@ def trained(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("NETZBENCH_CACHE_DIR", str(root / "cache"))
         mp.setenv("NETZBENCH_WARM_S", "0")
-        fetch_task("random_tsp", params, root / "data")
-        record = train_cell("random_tsp", "GCN", params, root / "r.json", data_root=root / "data",
+        fetch_task("random_tsp", as_settings(params), root / "data")
+        record = train_cell("random_tsp", "GCN", as_settings(params), root / "r.json", data_root=root / "data",
                             progress=False)
-        keys = plan_cell("random_tsp", "GCN", params, data_root=root / "data").keys
+        keys = plan_cell("random_tsp", "GCN", as_settings(params), data_root=root / "data").keys
     assert {e["status"] for e in record["seeds"].values()} == {"ok"}, record["seeds"]
     return {"root": root, "params": params, "record": record, "keys": {s: keys[s, 0] for s in (0, 1)}}
 
@@ -382,7 +382,7 @@ def _histories(record: dict) -> dict:
 
 
 def _train(trained, tmp_path):
-    return train_cell("random_tsp", "GCN", trained["params"], tmp_path / "r.json", data_root=trained["root"] / "data",
+    return train_cell("random_tsp", "GCN", as_settings(trained["params"]), tmp_path / "r.json", data_root=trained["root"] / "data",
                       progress=False)
 
 
@@ -485,6 +485,6 @@ def test_a_record_that_cannot_be_written_is_one_clear_error(trained, tmp_path, m
     out.mkdir(parents=True)
     _failing_under(monkeypatch, out, "fsync")
     with pytest.raises(RecordError, match=r"GCN.json: cannot write the run record \(No space left on device\)"):
-        train_cell("random_tsp", "GCN", trained["params"], out / "GCN.json", data_root=trained["root"] / "data",
+        train_cell("random_tsp", "GCN", as_settings(trained["params"]), out / "GCN.json", data_root=trained["root"] / "data",
                    progress=False)
     assert list(out.iterdir()) == []

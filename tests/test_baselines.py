@@ -21,7 +21,7 @@ from netzbench.training.fit import Hyper
 from netzbench.training.link import random_edge_split, train_link_pred
 from netzbench.training.relational import train_relational
 
-from helpers import make_params
+from helpers import as_settings, make_params
 
 HEURISTICS = {CommonNeighbors: lambda g, pairs: ((u, v, len(list(nx.common_neighbors(g, u, v)))) for u, v in pairs),
               AdamicAdar: nx.adamic_adar_index, ResourceAllocation: nx.resource_allocation_index,
@@ -234,7 +234,7 @@ def _write_records(root):
 def _stage(root, mode):
     params = make_params(tasks=list(DESIGN), models=GNNS + list(BASE), seeds=list(range(S)),
                          train={"epochs": {t: 1 for t in DESIGN}}, report={"baselines": mode})
-    return run_report_stage(params, root=root)
+    return run_report_stage(as_settings(params), root=root)
 
 
 def test_report_separate_keeps_baselines_out_of_the_ranks(tmp_path):
@@ -325,6 +325,6 @@ def test_record_carries_the_baseline_kind(tmp_path):
     rep = run_benchmark(models={"Mine": MyBaseline, "GCN": "GCN"}, tasks=["karate"], seeds=[0], epochs=2,
                         data_root=tmp_path, progress=False)
     assert rep.baseline_models() == {"Mine": "baseline"} and rep.ranked_models == ["GCN"]
-    plan = plan_cell("karate", "CommonNeighbors", make_params(tasks=["karate"]), data_root=tmp_path)
+    plan = plan_cell("karate", "CommonNeighbors", as_settings(make_params(tasks=["karate"])), data_root=tmp_path)
     assert plan.outcome == "incompatible" and plan.record["baseline_kind"] == "heuristic"
     assert json.loads(json.dumps(plan.finish().to_dict()))["baseline_kind"] == "heuristic"

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from helpers import make_params
+from helpers import as_settings, make_params
 from netzbench.catalog import graph_stats as gs
 from netzbench.catalog.card import build_card, card_text
 from netzbench.cli import main
@@ -194,7 +194,7 @@ def _fetched(tmp_path, tasks):
     from netzbench.catalog.data import fetch_task
 
     params = make_params(tasks=list(tasks))
-    return {t: fetch_task(t, params, tmp_path) for t in tasks}
+    return {t: fetch_task(t, as_settings(params), tmp_path) for t in tasks}
 
 
 def _agrees(card, meta):
@@ -273,7 +273,7 @@ def test_every_catalogue_task_obtainable_offline_has_a_card_that_agrees_with_met
     from netzbench.catalog.data import fetch_task
 
     monkeypatch.setenv("NETZBENCH_MIRROR", str(mirror))
-    meta = fetch_task(task, make_params(tasks=[task]), tmp_path)
+    meta = fetch_task(task, as_settings(make_params(tasks=[task])), tmp_path)
     card = build_card(tmp_path / task)
     assert card["status"] == meta["status"], task
     if meta["status"] == "ok" and "counts" in meta:
@@ -323,7 +323,7 @@ def test_the_report_lists_each_task_s_card_and_its_warnings(tmp_path):
                 record["card"] = summary
             write_record(work / "metrics/runs" / task / f"{model}.json", record)
     assert read_record(work / "metrics/runs/mutag/GCN.json")["card"] == summary  # the schema takes it
-    run_report_stage(trs._params(), root=work)
+    run_report_stage(as_settings(trs._params()), root=work)
     text = (work / "reports/REPORT.md").read_text()
     assert "- **Datasets** (their cards: `netzbench card <task>`" in text
     row = next(line for line in text.splitlines() if line.startswith("  | `mutag` |"))

@@ -18,11 +18,11 @@ from netzbench.catalog.fetch import (ChecksumMismatch, DatasetUnavailable, Unsaf
                                      safe_extract, sha256_file)
 from netzbench.catalog.table import DATASETS, TASKS, RawFile, Source, TaskSpec, get_task, UnknownTaskError
 
-from helpers import logged, make_params
+from helpers import as_settings, logged, make_params
 
 
 def fetch(task, tmp_path, **params):
-    return catdata.fetch_task(task, make_params(**params), tmp_path / "data")
+    return catdata.fetch_task(task, as_settings(make_params(**params)), tmp_path / "data")
 
 
 def test_cora_from_mirror_matches_manifest_and_planetoid_split(tmp_path, mirror):
@@ -59,7 +59,7 @@ def test_processing_is_byte_identical_from_mirror_and_from_url(tmp_path, mirror,
     monkeypatch.setitem(DATASETS, "cora", dataclasses.replace(cora, sources=(url_src,)))
     monkeypatch.delenv("NETZBENCH_MIRROR")
     monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path / "other-cache"))
-    meta = catdata.fetch_task("cora", make_params(), tmp_path / "data2")
+    meta = catdata.fetch_task("cora", as_settings(make_params()), tmp_path / "data2")
     assert meta["status"] == "ok"
     assert layout.data_hash(tmp_path / "data2" / "cora") == first
     assert (tmp_path / "data2" / "cora" / "graph.npz").read_bytes() == (tmp_path / "data" / "cora" / "graph.npz").read_bytes()
@@ -273,12 +273,12 @@ def test_a_change_of_source_alone_changes_nothing(tmp_path, mirror, monkeypatch)
     empty = tmp_path / "empty-mirror"
     empty.mkdir()
     monkeypatch.setenv("NETZBENCH_MIRROR", str(empty))
-    again = catdata.fetch_task("cora", make_params(), tmp_path / "data")
+    again = catdata.fetch_task("cora", as_settings(make_params()), tmp_path / "data")
     assert again["status"] == "ok"
     assert (tmp_path / "data" / "cora" / "graph.npz").read_bytes() == graph
     assert (tmp_path / "data" / "cora" / "meta.json").read_bytes() == meta
     # a fresh data folder is rebuilt from the verified download cache, byte for byte
-    fresh = catdata.fetch_task("cora", make_params(), tmp_path / "data2")
+    fresh = catdata.fetch_task("cora", as_settings(make_params()), tmp_path / "data2")
     assert fresh["status"] == "ok" and (tmp_path / "data2" / "cora" / "graph.npz").read_bytes() == graph
     assert "cache (verified; no source reachable)" in (Path(cache_root()) / "logs" / "fetch.jsonl").read_text()
     # no download cache either: the earlier data/<task>/ is kept as it is, said loudly
@@ -286,11 +286,11 @@ def test_a_change_of_source_alone_changes_nothing(tmp_path, mirror, monkeypatch)
 
     shutil.rmtree(Path(cache_root()) / "downloads" / "cora")
     with logged() as said:
-        kept = catdata.fetch_task("cora", make_params(), tmp_path / "data")
+        kept = catdata.fetch_task("cora", as_settings(make_params()), tmp_path / "data")
     assert kept["status"] == "ok" and (tmp_path / "data" / "cora" / "graph.npz").read_bytes() == graph
     assert any(m.startswith("WARNING: cora: no source") and "kept the verified" in m for m in said)
     # and only with no verified copy anywhere is the task unavailable
-    gone = catdata.fetch_task("cora", make_params(), tmp_path / "data3")
+    gone = catdata.fetch_task("cora", as_settings(make_params()), tmp_path / "data3")
     assert gone["status"] == "unavailable"
 
 
@@ -319,7 +319,7 @@ def test_published_reasons_carry_no_absolute_mirror_path(tmp_path, monkeypatch):
     mirror.mkdir(parents=True)
     monkeypatch.chdir(repo)
     monkeypatch.setenv("NETZBENCH_MIRROR", str(mirror))
-    meta = catdata.fetch_task("euroroad", make_params(), repo / "data")
+    meta = catdata.fetch_task("euroroad", as_settings(make_params()), repo / "data")
     assert meta["status"] == "unavailable"
     assert "mirror ../shared/datasets:" in meta["reason"] and str(tmp_path) not in meta["reason"]
     assert shown("/opt/data/mirror") == ".../data/mirror"  # far from the repository: its last parts

@@ -20,6 +20,7 @@ from netzbench.catalog.data import fetch_task
 from netzbench.graphs.layout import task_arrays
 from netzbench.catalog.table import DATASETS, TASKS
 from netzbench.params import DEFAULTS, merge
+from helpers import as_settings
 
 LINK = ("vrp", "max_flow", "bipartite_matching", "graph_coloring", "max_cut")
 ALL = LINK + ("synthetic_triangles",)
@@ -88,7 +89,7 @@ def test_link_layout(name):
 
 def test_synthetic_task_stores_meta_and_generates_per_seed(tmp_path, monkeypatch):
     monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path / "cache"))
-    meta = fetch_task("max_cut", merge(DEFAULTS, {}), data_root=tmp_path / "data")
+    meta = fetch_task("max_cut", as_settings(merge(DEFAULTS, {})), data_root=tmp_path / "data")
     # no arrays: the instance of each seed is generated at training time (the card describes seed 0's)
     assert meta["synthetic"] and sorted(p.name for p in (tmp_path / "data" / "max_cut").iterdir()) == [
         "card.json", "meta.json"]

@@ -30,6 +30,7 @@ from netzbench.graphs.edges import undirected_pairs
 from netzbench.catalog.readers import network_formats as F
 from netzbench.catalog.readers import networks as N
 from netzbench.catalog.table import DATASETS, TASKS
+from helpers import as_settings
 
 ENTRIES = Path(__file__).resolve().parents[1] / "src/netzbench/catalog/entries/networks.py"
 
@@ -53,7 +54,7 @@ def _params() -> dict:
 
 def _fetch(task: str, tmp_path: Path, monkeypatch, root: str = "data") -> tuple[dict, dict, Path]:
     monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path / "cache"))
-    meta = fetch_task(task, _params(), data_root=tmp_path / root)
+    meta = fetch_task(task, as_settings(_params()), data_root=tmp_path / root)
     assert meta["status"] == "ok", meta
     npz = tmp_path / root / task / "graph.npz"
     return meta, load_arrays(npz), npz

@@ -24,7 +24,7 @@ from netzbench.catalog.table import DATASETS, TASKS, add_dataset, callable_ref
 from netzbench.paths import import_ref
 from netzbench.synthetic import optimisation, routing
 
-from helpers import make_params
+from helpers import as_settings, make_params
 
 #: the strings entries held before they held the function (one per processor module, and the custom one)
 WELL_KNOWN = {
@@ -98,7 +98,7 @@ def test_the_custom_processor_keeps_its_name():
 
 def test_a_synthetic_task_records_its_generator_by_the_same_name(tmp_path):
     for task in ("random_tsp", "max_flow"):
-        meta = fetch_task(task, make_params(), tmp_path / "data")
+        meta = fetch_task(task, as_settings(make_params()), tmp_path / "data")
         assert meta["generator"] == WELL_KNOWN[task]
         assert json.loads((tmp_path / "data" / task / "meta.json").read_text())["generator"] == WELL_KNOWN[task]
 

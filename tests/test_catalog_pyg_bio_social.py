@@ -27,6 +27,7 @@ from netzbench.graphs.layout import load_arrays
 from netzbench.catalog.data import fetch_task
 from netzbench.catalog.fetch import DatasetUnavailable
 from netzbench.graphs.edges import undirected_pairs
+from helpers import as_settings
 
 ENTRIES = Path(table.__file__).parent / "entries" / "pyg_bio_social.py"
 MINE = ("proteins", "enzymes", "peptides_func", "peptides_struct", "ogbg_molhiv", "ogbg_molpcba", "ppi",
@@ -63,7 +64,7 @@ def fake_mirror(tmp_path, monkeypatch, cache) -> Path:
 
 
 def _fetch(task_id: str, tmp_path: Path, sub: str = "data", **data) -> tuple[dict, dict]:
-    meta = fetch_task(task_id, _params(**data), data_root=tmp_path / sub)
+    meta = fetch_task(task_id, as_settings(_params(**data)), data_root=tmp_path / sub)
     arrays = load_arrays(tmp_path / sub / task_id / "graph.npz") if meta["status"] == "ok" else {}
     return meta, arrays
 

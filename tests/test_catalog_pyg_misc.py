@@ -26,6 +26,7 @@ from netzbench.catalog.readers import pyg_misc as R
 from netzbench.catalog.readers import pyg_vision as V
 from netzbench.catalog.table import DATASETS, TASKS
 from netzbench.params import DEFAULTS, merge
+from helpers import as_settings
 
 torch = pytest.importorskip("torch")
 
@@ -63,7 +64,7 @@ def _raw(mirror: Path, dataset: str) -> Path:
 
 def _fetch(task: str, tmp_path: Path, sub: str = "data") -> tuple[dict, dict]:
     params = merge(DEFAULTS, {"data": {"on_missing": "fail"}})
-    meta = fetch_task(task, params, data_root=tmp_path / sub)
+    meta = fetch_task(task, as_settings(params), data_root=tmp_path / sub)
     assert meta["status"] == "ok"
     return load_arrays(tmp_path / sub / task / "graph.npz"), meta
 

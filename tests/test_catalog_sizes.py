@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import make_params
+from helpers import as_settings, make_params
 from netzbench.catalog.sizes import MEASURED, REFERENCE_SIZES, SIZES, SOURCES, size_of
 from netzbench.catalog.table import DATASETS, TASKS
 
@@ -106,7 +106,7 @@ def _fetched_counts(dataset_id: str, root: Path) -> dict | None:
     from netzbench.graphs.layout import task_arrays
 
     task = _task_of(dataset_id)
-    meta = fetch_task(task, make_params(tasks=[task]), root)
+    meta = fetch_task(task, as_settings(make_params(tasks=[task])), root)
     if meta["status"] != "ok":
         return None
     if DATASETS[dataset_id].synthetic:

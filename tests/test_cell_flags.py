@@ -19,7 +19,7 @@ from netzbench.report.stage import run_report_stage
 from netzbench.report.verify_input import VerifyError, read_benchmark
 from netzbench.training.seed import fit_seed
 
-from helpers import REPO, make_params
+from helpers import as_settings, REPO, make_params
 
 SEEDS = list(range(10))
 PUBLISHED = REPO / "reports" / "benchmark.json"
@@ -179,7 +179,7 @@ def published(tmp_path_factory):
         write_record(root / f"metrics/runs/internet_as/{model}.json", rec)
     params = make_params(tasks=["internet_as"], models=list(cells), seeds=[0, 1, 2, 3], protocol="paper",
                          train={"epochs": {"internet_as": 5}})
-    metrics = run_report_stage(params, root=root)
+    metrics = run_report_stage(as_settings(params), root=root)
     return root, metrics
 
 
@@ -322,7 +322,7 @@ def test_cells_worse_than_the_constant_predictor_are_in_report_json_and_report_m
         write_record(tmp_path / f"metrics/runs/internet_as/{model}.json", rec)
     params = make_params(tasks=["internet_as"], models=list(cells), seeds=[0, 1, 2, 3], protocol="paper",
                          train={"epochs": {"internet_as": 5}})
-    metrics = run_report_stage(params, root=tmp_path)
+    metrics = run_report_stage(as_settings(params), root=tmp_path)
     assert metrics["below_constant_cells"] == ["internet_as/GCN"]
     md = (tmp_path / "reports/REPORT.md").read_text()
     assert "**Worse than the constant predictor**" in md and "`internet_as` GCN (0.400 against 0.500)" in md

@@ -18,7 +18,6 @@ SEEDS = list(range(6))
 FEW = [0, 1, 2]
 MODELS = ["A", "B", "H", "F"]  # two models under test, a link heuristic, a structure-free baseline
 KINDS = {"H": "heuristic", "F": "structure_free"}
-PARAMS = {"models": MODELS, "protocol": "paper", "protocol_overrides": {}, "train": {}, "report": {}}
 
 
 def _noise(seed, n=6):
@@ -128,7 +127,7 @@ def test_each_variant_reads_its_own_headline():
 
 def test_report_section_and_marks():
     facts = _facts(_study())
-    md = render_markdown(facts, PARAMS)
+    md = render_markdown(facts)
     assert md.index("## What holds under every protocol") < md.index("## 1. Protocol")
     top = md[md.index("## What holds"):md.index("## 1. Protocol")]
     assert "**Hold under `paper` and `strict`**" in top and "**Depend on the protocol**" in top
@@ -153,7 +152,7 @@ def test_report_section_and_marks():
 
 def test_without_a_study_one_line_and_the_main_protocol_only():
     facts = _facts(None)
-    md = render_markdown(facts, PARAMS)
+    md = render_markdown(facts)
     top = md[md.index("## What holds"):md.index("## 1. Protocol")]
     assert [line for line in top.splitlines()[1:] if line] == [
         "Not tested: no protocol study in this run (`netzbench protocols` writes `reports/protocol_study.json`), so "
@@ -166,7 +165,7 @@ def test_without_a_study_one_line_and_the_main_protocol_only():
     stale["tasks"]["t1"]["variants"]["paper"]["A"][0] += 0.01  # another run's paper protocol
     facts = _facts(stale)
     assert facts.conclusions["basis"]["study"] == "stale"
-    assert "Not tested: the protocol study is stale" in render_markdown(facts, PARAMS)
+    assert "Not tested: the protocol study is stale" in render_markdown(facts)
     assert all(c["holds_under"] == ["paper"] for c in facts.conclusions["claims"])
 
 
@@ -225,7 +224,7 @@ def test_candidate_wins_are_claims_too():
     assert win["text"] == "`t1`: the candidate A is significantly better than B"
     assert win["fails_under"] == ["link_negatives=fresh"] and win["status"] == "switch_dependent"
     assert claims[claim_id("candidate", "t2", "A", "B")]["status"] == "robust"
-    md = render_markdown(facts, PARAMS)
+    md = render_markdown(facts)
     section = md[md.index("## 8. Candidate"):md.index("## 9.")]
     assert "Wins and losses that depend on the protocol: `t1` A > B ⚐." in section
 

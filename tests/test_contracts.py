@@ -20,7 +20,7 @@ from netzbench.run.execute import train_cell
 from netzbench.run.job import WIRE_FIELDS, Job
 from netzbench.run.plan import plan_cell
 
-from helpers import make_params
+from helpers import as_settings, make_params
 
 SEARCH = {"space": {"lr": [0.01, 0.05]}}
 
@@ -28,12 +28,12 @@ SEARCH = {"space": {"lr": [0.01, 0.05]}}
 @pytest.fixture(scope="module")
 def data_root(tmp_path_factory):
     root = tmp_path_factory.mktemp("data")
-    fetch_task("karate", make_params(tasks=["karate"]), root)
+    fetch_task("karate", as_settings(make_params(tasks=["karate"])), root)
     return root
 
 
 def _plan(data_root, **over):
-    return plan_cell("karate", "GCN", make_params(tasks=["karate"], seeds=[0, 1], **over), data_root=data_root,
+    return plan_cell("karate", "GCN", as_settings(make_params(tasks=["karate"], seeds=[0, 1], **over)), data_root=data_root,
                      quiet=True)
 
 
@@ -111,7 +111,7 @@ def test_where_a_job_runs_from_does_not_move_its_key(data_root, tmp_path, monkey
 # -- RunRecord ---------------------------------------------------------------------------------
 
 def test_a_decided_record_keeps_its_fields_and_their_order(data_root):
-    plan = plan_cell("karate", "GIN", make_params(tasks=["karate"]), data_root=data_root, quiet=True)
+    plan = plan_cell("karate", "GIN", as_settings(make_params(tasks=["karate"])), data_root=data_root, quiet=True)
     record = plan.finish()
     assert plan.outcome == "incompatible" and record.status == "incompatible"
     d = record.to_dict()
@@ -127,7 +127,7 @@ def test_a_decided_record_keeps_its_fields_and_their_order(data_root):
     (lambda d: d.pop("task"), "'task' is a required property"),
 ])
 def test_an_invalid_record_is_refused_naming_the_field(data_root, change, field):
-    d = plan_cell("karate", "GIN", make_params(tasks=["karate"]), data_root=data_root, quiet=True).finish().to_dict()
+    d = plan_cell("karate", "GIN", as_settings(make_params(tasks=["karate"])), data_root=data_root, quiet=True).finish().to_dict()
     change(d)
     with pytest.raises(RecordError, match=field) as info:
         RunRecord.from_dict(d, "x.json")
@@ -140,7 +140,7 @@ def test_a_placeholder_is_not_a_run_record():
 
 
 def test_fields_this_version_does_not_name_come_back_as_they_were(data_root, tmp_path):
-    d = plan_cell("karate", "GIN", make_params(tasks=["karate"]), data_root=data_root, quiet=True).finish().to_dict()
+    d = plan_cell("karate", "GIN", as_settings(make_params(tasks=["karate"])), data_root=data_root, quiet=True).finish().to_dict()
     d["from_the_future"] = {"x": 1}
     record = RunRecord.from_dict(d)
     assert record.extra == {"from_the_future": {"x": 1}} and record.to_dict() == d
@@ -151,7 +151,7 @@ def test_fields_this_version_does_not_name_come_back_as_they_were(data_root, tmp
 def test_a_trained_record_round_trips_and_is_written_the_same_either_way(data_root, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     p = make_params(tasks=["karate"], seeds=[0, 1], exec={"executor": "inprocess", "arithmetic": "native"})
-    returned = train_cell("karate", "GCN", p, "a.json", data_root=data_root, progress=False)
+    returned = train_cell("karate", "GCN", as_settings(p), "a.json", data_root=data_root, progress=False)
     written = json.loads((tmp_path / "a.json").read_text())
     assert written["status"] == "ok" and RunRecord.from_dict(written).to_dict() == written
     assert read_record("a.json") == written
@@ -167,7 +167,7 @@ def test_the_record_says_how_the_cell_batched(data_root):
 
     node = _plan(data_root).record
     assert "batch_size" in node and node["batch_size"] is None  # full batch
-    fetch_task("synthetic_triangles", make_params(tasks=["synthetic_triangles"]), data_root)
-    graph = plan_cell("synthetic_triangles", "GIN", make_params(tasks=["synthetic_triangles"], seeds=[0]),
+    fetch_task("synthetic_triangles", as_settings(make_params(tasks=["synthetic_triangles"])), data_root)
+    graph = plan_cell("synthetic_triangles", "GIN", as_settings(make_params(tasks=["synthetic_triangles"], seeds=[0])),
                       data_root=data_root, quiet=True)
     assert graph.record["family"] == "graph_reg" and graph.record["batch_size"] == BATCH_SIZE["graph_reg"]

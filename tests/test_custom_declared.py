@@ -19,7 +19,7 @@ import yaml
 from click.testing import CliRunner
 
 import raw_fixtures as rf
-from helpers import make_params, write_package
+from helpers import as_settings, make_params, write_package
 from netzbench.catalog import custom
 from netzbench.catalog.table import DATASETS, TASKS
 from netzbench.cli import main
@@ -330,7 +330,7 @@ def _fetch_catalogue(tasks, data_root: Path) -> dict:
     params = make_params(tasks=list(tasks), train={"epochs": {t: 3 for t in tasks}})
     hashes = {}
     for t in tasks:
-        fetch_task(t, params, data_root)
+        fetch_task(t, as_settings(params), data_root)
         hashes[t] = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted((data_root / t).iterdir())
                      if p.name != CARD}  # the card describes the data: its own test is tests/test_cards.py
     return hashes

@@ -19,6 +19,7 @@ from netzbench.records import validate_seed_entry
 from netzbench.params_file import read_yaml
 from netzbench.training.fit import Hyper
 from netzbench.training.node import train_node_cls
+from helpers import as_settings
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -104,8 +105,8 @@ def test_meta_names_a_non_default_metric_only(fake_mirror, tmp_path):
     params = netzbench.params.merge(netzbench.params.DEFAULTS, {})
     _hetero_npz(fake_mirror / "questions" / "raw" / "questions.npz", np.arange(40) % 5 == 0)
     _hetero_npz(fake_mirror / "roman_empire" / "raw" / "roman_empire.npz", np.arange(40) % 3)
-    questions = fetch_task("questions", params, data_root=tmp_path / "data")
-    roman = fetch_task("roman_empire", params, data_root=tmp_path / "data")
+    questions = fetch_task("questions", as_settings(params), data_root=tmp_path / "data")
+    roman = fetch_task("roman_empire", as_settings(params), data_root=tmp_path / "data")
     assert questions["metric"] == "roc_auc" and task_spec(questions)["metric"] == "roc_auc"
     assert "metric" not in roman and "metric" not in task_spec(roman)  # accuracy: the default, no new key
     # the card states the class imbalance and the constant predictor's score in the task's metric

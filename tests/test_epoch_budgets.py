@@ -17,7 +17,7 @@ from netzbench.params import load_params
 from netzbench.records import validate_record
 from netzbench.run.plan import plan_cell
 
-from helpers import REPO, make_params, write_package
+from helpers import as_settings, REPO, make_params, write_package
 
 #: what the published run trained (params.yaml's explicit entries before budgets moved to the catalogue)
 PUBLISHED = {"random_tsp": 80, "mutag": 40, "cora": 100, "fb15k_237": 20, "euroroad": 80, "board_directors": 40,
@@ -43,8 +43,8 @@ def test_a_narrowed_task_list_needs_no_epoch_entries(tmp_path):
     raw.update(tasks=["karate", "random_tsp"], seeds=[0, 1], models=["GCN"])  # what `dvc exp run -S` writes
     path = tmp_path / "params.yaml"
     path.write_text(yaml.safe_dump(raw))
-    params = load_config(path)
-    assert params["tasks"] == ["karate", "random_tsp"] and params["train"]["epochs"] == {}
+    settings = load_config(path)
+    assert settings.tasks == ("karate", "random_tsp") and settings.train.epochs == {}
 
 
 @pytest.mark.parametrize("epochs, message", [
@@ -62,20 +62,20 @@ def test_overrides_are_still_checked(tmp_path, epochs, message):
 def test_fetch_writes_the_budget_into_meta(tmp_path):
     params = make_params(tasks=["random_tsp", "karate"])
     for task in ("random_tsp", "karate"):
-        meta = fetch_task(task, params, tmp_path)
+        meta = fetch_task(task, as_settings(params), tmp_path)
         on_disk = json.loads((tmp_path / task / "meta.json").read_text())
         assert meta["epochs"] == on_disk["epochs"] == TASKS[task].epochs
 
 
 def test_the_record_says_where_the_epochs_came_from(tmp_path):
     base = {"tasks": ["karate"], "seeds": [0]}
-    fetch_task("karate", make_params(**base), tmp_path)
+    fetch_task("karate", as_settings(make_params(**base)), tmp_path)
     budget = params_with({}, **base)
     override = params_with({"karate": 7}, **base)
     cells = {}
     for name, params in (("budget", budget), ("override", override)):
         for model in ("GCN", "GIN"):  # GIN does not serve node_cls: a record decided without training
-            cells[name, model] = plan_cell("karate", model, params, data_root=tmp_path)
+            cells[name, model] = plan_cell("karate", model, as_settings(params), data_root=tmp_path)
     for model in ("GCN", "GIN"):
         rec = cells["budget", model].record
         assert rec["hyperparameters"]["epochs"] == 100 and rec["epochs_source"] == "catalogue"
@@ -91,15 +91,15 @@ def test_the_record_says_where_the_epochs_came_from(tmp_path):
 
 def test_a_meta_without_a_budget_asks_for_a_new_fetch(tmp_path):
     params = params_with({}, tasks=["karate"], seeds=[0])
-    fetch_task("karate", params, tmp_path)
+    fetch_task("karate", as_settings(params), tmp_path)
     path = tmp_path / "karate" / "meta.json"
     meta = json.loads(path.read_text())
     del meta["epochs"]  # as an older netzbench wrote it
     path.write_text(json.dumps(meta))
     with pytest.raises(ValueError, match="no epoch budget.*netzbench fetch karate"):
-        plan_cell("karate", "GCN", params, data_root=tmp_path)
+        plan_cell("karate", "GCN", as_settings(params), data_root=tmp_path)
     with_override = params_with({"karate": 3}, tasks=["karate"], seeds=[0])
-    assert plan_cell("karate", "GCN", with_override, data_root=tmp_path).record["epochs_source"] == "params"
+    assert plan_cell("karate", "GCN", as_settings(with_override), data_root=tmp_path).record["epochs_source"] == "params"
 
 
 def test_a_custom_task_trains_its_declared_epochs(tmp_path, monkeypatch):
@@ -116,8 +116,8 @@ def test_a_custom_task_trains_its_declared_epochs(tmp_path, monkeypatch):
     try:
         params = load_config(tmp_path / "params.yaml")
         for task, budget in (("bd_declared", 7), ("bd_default", custom.DEFAULT_EPOCHS)):
-            assert fetch_task(task, params, tmp_path / "data")["epochs"] == budget
-            rec = plan_cell(task, "GCN", params, data_root=tmp_path / "data").record
+            assert fetch_task(task, as_settings(params), tmp_path / "data")["epochs"] == budget
+            rec = plan_cell(task, "GCN", as_settings(params), data_root=tmp_path / "data").record
             assert rec["hyperparameters"]["epochs"] == budget and rec["epochs_source"] == "catalogue"
     finally:
         for tid in ("bd_declared", "bd_default"):
@@ -132,7 +132,7 @@ def test_a_loader_task_of_the_api_records_its_budget(tmp_path):
     data = KarateClub()[0]
     meta = write_loader_task(tmp_path / "k", "k", "node_cls", lambda _root: data, root=tmp_path, epochs=9)
     assert meta["epochs"] == json.loads((tmp_path / "k" / "meta.json").read_text())["epochs"] == 9
-    rec = plan_cell("k", "GCN", params_with({}, seeds=[0]), task_dir=tmp_path / "k").record
+    rec = plan_cell("k", "GCN", as_settings(params_with({}, seeds=[0])), task_dir=tmp_path / "k").record
     assert rec["hyperparameters"]["epochs"] == 9 and rec["epochs_source"] == "catalogue"
 
 
@@ -162,8 +162,8 @@ def test_the_documented_overrides_apply(tmp_path):
     path.write_text((REPO / "params.yaml").read_text())
     hydra.apply_overrides(path, ["tasks=[karate,random_tsp]", "seeds=[0,1]", "models=[GCN]"])
     hydra.apply_overrides(path, ["++train.epochs.karate=5"])
-    params = load_config(path)
-    assert params["tasks"] == ["karate", "random_tsp"] and params["train"]["epochs"] == {"karate": 5}
+    settings = load_config(path)
+    assert settings.tasks == ("karate", "random_tsp") and settings.train.epochs == {"karate": 5}
 
 
 def test_run_benchmark_trains_a_tasks_own_budget(tmp_path):

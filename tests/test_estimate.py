@@ -16,7 +16,7 @@ from netzbench.run.estimate import estimate_plan, extrapolate, render, seed_seco
 from netzbench.run.execute import run_plans
 from netzbench.run.plan import plan_cell
 
-from helpers import make_params
+from helpers import as_settings, make_params
 
 
 def _cell(result, task, model):
@@ -51,15 +51,15 @@ def test_extrapolation_is_linear_in_the_edges_and_never_below_what_was_measured(
 def karate(tmp_path):
     params = make_params(tasks=["karate"], models=["GCN", "GraphSAGE"], seeds=[0, 1],
                          train={"epochs": {"karate": 20}})
-    fetch_task("karate", params, tmp_path / "data")
+    fetch_task("karate", as_settings(params), tmp_path / "data")
     return params, tmp_path / "data"
 
 
 def test_a_plan_with_one_cached_and_one_new_cell(karate):
     params, data = karate
-    cached = plan_cell("karate", "GCN", params, data_root=data, quiet=True)
-    run_plans([cached], params, progress=False)  # GCN's seeds are in the cache now
-    result = estimate_plan(params, data_root=data)
+    cached = plan_cell("karate", "GCN", as_settings(params), data_root=data, quiet=True)
+    run_plans([cached], as_settings(params), progress=False)  # GCN's seeds are in the cache now
+    result = estimate_plan(as_settings(params), data_root=data)
     gcn, sage = _cell(result, "karate", "GCN"), _cell(result, "karate", "GraphSAGE")
     assert gcn["status"] == "cached" and gcn["seeds_to_train"] == 0 and gcn["seeds_cached"] == 2
     assert gcn["seconds_per_seed"] is None and gcn["train_s"] == 0
@@ -75,15 +75,15 @@ def test_a_plan_with_one_cached_and_one_new_cell(karate):
     assert "karate  GCN" in text and "cached" in text and "2 seed run(s) to train" in text
     # --afresh: what a fresh clone pays, the cache notwithstanding (and the cache left as it was)
     only_gcn = make_params(tasks=["karate"], models=["GCN"], seeds=[0, 1], train={"epochs": {"karate": 20}})
-    fresh = _cell(estimate_plan(only_gcn, data_root=data, afresh=True), "karate", "GCN")
+    fresh = _cell(estimate_plan(as_settings(only_gcn), data_root=data, afresh=True), "karate", "GCN")
     assert fresh["status"] == "train" and fresh["seeds_to_train"] == 2 and fresh["seconds_per_seed"] > 0
-    assert _cell(estimate_plan(only_gcn, data_root=data), "karate", "GCN")["status"] == "cached"
+    assert _cell(estimate_plan(as_settings(only_gcn), data_root=data), "karate", "GCN")["status"] == "cached"
 
 
 def test_every_task_shares_one_train_stage_and_its_fixed_cost(karate):
     params, data = karate
     gin = make_params(tasks=["karate", "cora"], models=["GIN"], seeds=[0, 1])  # node tasks: nothing to probe
-    result = estimate_plan(gin, data_root=data)
+    result = estimate_plan(as_settings(gin), data_root=data)
     assert {c["status"] for c in result["cells"]} == {"incompatible"}
     assert result["stages"] == {"train": result["stage_overhead_s"]}  # once, not once per task
     assert result["wall_s"] == result["stage_overhead_s"]
@@ -93,30 +93,30 @@ def test_a_cell_that_cannot_fit_says_why_and_what_would_make_it_fit(karate):
     params, data = karate
     capped = make_params(tasks=["karate"], models=["GCN"], seeds=[0, 1], train={"epochs": {"karate": 5}},
                          exec={"workers": 2, "max_rss_gb": 0.01})
-    gcn = _cell(estimate_plan(capped, data_root=data), "karate", "GCN")
+    gcn = _cell(estimate_plan(as_settings(capped), data_root=data), "karate", "GCN")
     assert gcn["status"] == "does_not_fit" and "exec.max_rss_gb = 0.01" in gcn["reason"]
     assert gcn["peak_gb"] > 0.01 and gcn["train_s"] == 0
     small = make_params(tasks=["karate"], models=["GCN"], seeds=[0, 1], train={"epochs": {"karate": 5}},
                         exec={"workers": 2})
     peak = gcn["peak_gb"]
-    tight = estimate_plan(small, data_root=data, machine_gb=1.5 * peak)  # one seed fits, two at once do not
+    tight = estimate_plan(as_settings(small), data_root=data, machine_gb=1.5 * peak)  # one seed fits, two at once do not
     cell = _cell(tight, "karate", "GCN")
     assert cell["status"] == "does_not_fit" and "set exec.workers: 1" in cell["reason"]
     assert tight["does_not_fit"] == [f"karate/GCN: {cell['reason']}"] and "would not run here" in render(tight)
-    none = _cell(estimate_plan(small, data_root=data, machine_gb=peak / 2), "karate", "GCN")
+    none = _cell(estimate_plan(as_settings(small), data_root=data, machine_gb=peak / 2), "karate", "GCN")
     assert "it needs a machine with at least" in none["reason"]
 
 
 def test_a_task_not_fetched_is_measured_on_a_stand_in_of_its_size(tmp_path):
     params = make_params(tasks=["cora"], models=["GCN", "GIN"], seeds=[0], train={"epochs": {"cora": 10}})
-    result = estimate_plan(params, data_root=tmp_path / "nothing-here")
+    result = estimate_plan(as_settings(params), data_root=tmp_path / "nothing-here")
     gcn, gin = _cell(result, "cora", "GCN"), _cell(result, "cora", "GIN")
     assert gcn["status"] == "train" and gcn["basis"].startswith("stand-in (2,708 nodes, 5,278 edges, 1,433 features")
     assert gcn["seconds_per_seed"] > 0 and gcn["epochs"] == 10
     assert gin["status"] == "incompatible"  # decided by the plan, as dvc repro would
     assert not (tmp_path / "nothing-here").exists()  # the stand-in lives in a scratch folder, removed after
     # a graph above the probe size: two smaller stand-ins, extrapolated to the full one
-    big = estimate_plan(params, data_root=tmp_path / "nothing-here", max_probe_edges=2000)
+    big = estimate_plan(as_settings(params), data_root=tmp_path / "nothing-here", max_probe_edges=2000)
     cell = _cell(big, "cora", "GCN")
     assert cell["status"] == "train" and cell["basis"].startswith("extrapolated from stand-ins of 500 and 2,000 edges")
     assert cell["seconds_per_seed"] > 0 and cell["peak_gb"] > 0

@@ -5,7 +5,7 @@ import pytest
 from netzbench.params import ParamsError
 from netzbench.run.execute import train_cell
 
-from helpers import make_params, misbehaving_workdir
+from helpers import as_settings, make_params, misbehaving_workdir
 
 
 @pytest.fixture
@@ -16,7 +16,7 @@ def workdir(tmp_path, monkeypatch):
 def test_timeout_stops_the_seed_and_the_sweep_goes_on(workdir):
     # generous: a spawned worker imports torch inside its time limit, slow on a loaded machine
     p = make_params(seeds=[0, 1, 2], exec={"workers": 2, "timeout_s": 20})
-    rec = train_cell("random_tsp", "lab.models:SlowOnSeedOne", p, "t.json", role="candidate",
+    rec = train_cell("random_tsp", "lab.models:SlowOnSeedOne", as_settings(p), "t.json", role="candidate",
                      progress=False)
     assert rec["seeds"]["1"]["status"] == "failed" and "timeout" in rec["seeds"]["1"]["error"]
     assert rec["seeds"]["0"]["status"] == rec["seeds"]["2"]["status"] == "ok"
@@ -25,7 +25,7 @@ def test_timeout_stops_the_seed_and_the_sweep_goes_on(workdir):
 
 def test_memory_cap_fails_the_seed_not_the_machine(workdir):
     p = make_params(seeds=[0], exec={"workers": 1, "max_rss_gb": 2})
-    rec = train_cell("random_tsp", "lab.models:Hungry", p, "m.json", role="candidate",
+    rec = train_cell("random_tsp", "lab.models:Hungry", as_settings(p), "m.json", role="candidate",
                      progress=False)
     assert rec["seeds"]["0"]["status"] == "failed"
     assert "memory limit" in rec["seeds"]["0"]["error"]
@@ -34,14 +34,14 @@ def test_memory_cap_fails_the_seed_not_the_machine(workdir):
 
 def test_a_crashing_worker_is_retried_then_recorded_and_others_finish(workdir):
     p = make_params(seeds=[0, 1, 2, 3], exec={"workers": 2})
-    rec = train_cell("random_tsp", "lab.models:CrashOnSeedOne", p, "c.json", role="candidate", progress=False)
+    rec = train_cell("random_tsp", "lab.models:CrashOnSeedOne", as_settings(p), "c.json", role="candidate", progress=False)
     assert rec["seeds"]["1"]["status"] == "failed" and "died" in rec["seeds"]["1"]["error"]
     assert all(rec["seeds"][s]["status"] == "ok" for s in ("0", "2", "3"))
 
 
 def test_progress_counts_epochs(workdir, capsys):
     p = make_params(seeds=[0, 1], train={"epochs": {"random_tsp": 7}}, exec={"workers": 2})
-    train_cell("random_tsp", "GCN", p, "p.json", progress=True)
+    train_cell("random_tsp", "GCN", as_settings(p), "p.json", progress=True)
     err = capsys.readouterr().err
     assert "14/14" in err and "epoch" in err
 

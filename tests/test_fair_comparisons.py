@@ -22,7 +22,7 @@ from netzbench.training.budget import BudgetError, parameter_count, width_for_bu
 from netzbench.training.seed import fit_seed
 from netzbench.training.splits import random_node_split
 
-from helpers import REPO, make_params
+from helpers import as_settings, REPO, make_params
 
 QUIET = {"progress": False}
 
@@ -125,10 +125,10 @@ def test_budget_end_to_end_through_the_pipeline_record(workdir):
     budget = 5000
     p = make_params(tasks=["karate", "random_tsp"], seeds=[0, 1], train={"param_budget": budget})
     for task in ("karate", "random_tsp"):
-        fetch_task(task, p, "data")
+        fetch_task(task, as_settings(p), "data")
     widths = {}
     for task, model in (("karate", "GCN"), ("karate", "GAT"), ("random_tsp", "GraphSAGE")):
-        rec = train_cell(task, model, p, f"{task}_{model}.json", **QUIET)
+        rec = train_cell(task, model, as_settings(p), f"{task}_{model}.json", **QUIET)
         validate_record(rec)
         assert rec["status"] == "ok" and rec["hyperparameters"]["param_budget"] == budget
         for entry in rec["seeds"].values():
@@ -139,10 +139,10 @@ def test_budget_end_to_end_through_the_pipeline_record(workdir):
     # the split is recorded with the hyperparameters of a node task (karate's classes are small: see
     # test_a_small_class_keeps_a_test_node_and_splits_the_rest_20_to_30)
     rand = make_params(tasks=["karate"], seeds=[0], train={"param_budget": budget, "node_split": "random"})
-    rec = train_cell("karate", "GCN", rand, "karate_random.json", **QUIET)
+    rec = train_cell("karate", "GCN", as_settings(rand), "karate_random.json", **QUIET)
     validate_record(rec)
     assert rec["status"] == "ok" and rec["hyperparameters"]["node_split"] == "random"
-    assert "node_split" not in train_cell("random_tsp", "GraphSAGE", p, "again.json", **QUIET)["hyperparameters"]
+    assert "node_split" not in train_cell("random_tsp", "GraphSAGE", as_settings(p), "again.json", **QUIET)["hyperparameters"]
 
 
 def test_budget_end_to_end_through_the_api_on_graph_tasks(tmp_path):
@@ -159,13 +159,13 @@ def test_budget_end_to_end_through_the_api_on_graph_tasks(tmp_path):
 
 
 def _keys(task, params, model="GCN"):
-    return plan_cell(task, model, params).keys
+    return plan_cell(task, model, as_settings(params)).keys
 
 
 def test_the_budget_and_the_split_are_part_of_result_identity(workdir):
     base = make_params(tasks=["karate", "random_tsp"], seeds=[0])
     for task in ("karate", "random_tsp"):
-        fetch_task(task, base, "data")
+        fetch_task(task, as_settings(base), "data")
     variants = {
         "plain": base,
         "budget_a": make_params(tasks=["karate", "random_tsp"], seeds=[0], train={"param_budget": 5000}),
@@ -179,10 +179,10 @@ def test_the_budget_and_the_split_are_part_of_result_identity(workdir):
     assert link["random"] == link["plain"]  # the node split cannot change a link-prediction result
     assert len({link["plain"], link["budget_a"], link["budget_b"]}) == 3
     # the per-seed cache serves a budgeted seed again, never under another budget
-    first = train_cell("random_tsp", "GCN", variants["budget_a"], "a.json", **QUIET)
-    again = train_cell("random_tsp", "GCN", variants["budget_a"], "a.json", **QUIET)
+    first = train_cell("random_tsp", "GCN", as_settings(variants["budget_a"]), "a.json", **QUIET)
+    again = train_cell("random_tsp", "GCN", as_settings(variants["budget_a"]), "a.json", **QUIET)
     assert again["seeds"]["0"]["cached"] and again["seeds"]["0"]["hidden_channels"] == first["seeds"]["0"]["hidden_channels"]
-    other = train_cell("random_tsp", "GCN", variants["budget_b"], "b.json", **QUIET)
+    other = train_cell("random_tsp", "GCN", as_settings(variants["budget_b"]), "b.json", **QUIET)
     assert not other["seeds"]["0"].get("cached")
 
 

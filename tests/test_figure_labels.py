@@ -15,7 +15,7 @@ from netzbench.report.figures.style import CANDIDATE_COLOR, CANDIDATE_HATCH
 from netzbench.report.formatting import display_names
 from netzbench.report.stage import write_outputs
 
-from helpers import make_params
+from helpers import as_settings, make_params
 
 REF = "user_models.mlp:EdgeFreeMLP"
 SEEDS = [0, 1, 2]
@@ -211,7 +211,7 @@ def test_stage_marks_the_candidate_and_keeps_references_in_data(candidate_report
 
     monkeypatch.setattr(stage, "_render_one", keep)
     params = make_params(tasks=["karate", "mutag", "cora"], models=["GCN", "GAT"], seeds=SEEDS)
-    write_outputs(candidate_report, params, REF, out_dir=tmp_path)
+    write_outputs(candidate_report, as_settings(params), REF, out_dir=tmp_path)
     assert _gid(saved["critical_difference"], "candidate-note")
     assert "candidate: EdgeFreeMLP" in [t.get_text() for t in saved["forest_graph_cls"].legends[0].get_texts()]
     assert "EdgeFreeMLP (candidate)" in [t.get_text() for t in saved["dashboard_graph_cls"].legends[0].get_texts()]

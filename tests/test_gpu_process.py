@@ -20,7 +20,7 @@ import pytest
 from netzbench.run import device, pool
 from netzbench.run.job import Job
 
-from helpers import make_params
+from helpers import as_settings, make_params
 
 TESTS = str(Path(__file__).resolve().parent)
 
@@ -73,9 +73,9 @@ def test_a_cuda_run_without_a_gpu_is_a_one_line_error_of_the_command_line(gpus):
 
     gpus(0)
     with pytest.raises(UserError, match="^exec.device is 'cuda' but no CUDA device is available here"):
-        check_device(make_params(exec={"device": "cuda"}))
+        check_device(as_settings(make_params(exec={"device": "cuda"})))
     gpus(1)
-    check_device(make_params(exec={"device": "cuda"}))
+    check_device(as_settings(make_params(exec={"device": "cuda"})))
 
 
 PLAN_WITH_CUDA_REFUSED = """
@@ -94,7 +94,7 @@ if hasattr(torch._C, "_cuda_getDeviceCount"):  # a CUDA build (set on a CPU buil
 from netzbench.run import device
 device.no_gpu_driver = lambda: False
 device._nvml_count = lambda: 2
-from helpers import make_params
+from helpers import as_settings, make_params
 from netzbench.cli_common import check_device
 from netzbench.run.plan import plan_cell
 from netzbench.run import pool
@@ -102,8 +102,8 @@ from netzbench.run import pool
 out = {{}}
 for requested in ("cuda", "auto"):
     params = make_params(tasks=["karate"], seeds=[0, 1, 2], exec={{"device": requested}})
-    check_device(params)
-    plan = plan_cell("karate", "GCN", params, data_root={root!r}, quiet=True)
+    check_device(as_settings(params))
+    plan = plan_cell("karate", "GCN", as_settings(params), data_root={root!r}, quiet=True)
     out[requested] = [j.device for j in plan.jobs]
     groups = pool.placement([j.placed(i) for i, j in enumerate(plan.jobs)])
     out[requested + "_placement"] = [(len(g), m, d) for g, m, d in groups]
@@ -118,7 +118,7 @@ def test_planning_and_placing_a_cuda_cell_never_touches_cuda_in_the_parent(tmp_p
     for), places its jobs and imports the preload module: no raise, and CUDA is not initialised."""
     from netzbench.catalog.data import fetch_task
 
-    fetch_task("karate", make_params(tasks=["karate"]), tmp_path)
+    fetch_task("karate", as_settings(make_params(tasks=["karate"])), tmp_path)
     code = PLAN_WITH_CUDA_REFUSED.format(tests=TESTS, root=str(tmp_path))
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -131,11 +131,11 @@ def test_planning_and_placing_a_cuda_cell_never_touches_cuda_in_the_parent(tmp_p
 def test_planning_a_cpu_cell_where_no_driver_exists_imports_no_torch(tmp_path):
     from netzbench.catalog.data import fetch_task
 
-    fetch_task("karate", make_params(tasks=["karate"]), tmp_path)
+    fetch_task("karate", as_settings(make_params(tasks=["karate"])), tmp_path)
     code = (f"import sys; sys.path.insert(0, {TESTS!r}); from netzbench.run import device; "
-            "device.no_gpu_driver = lambda: True; from helpers import make_params; "
+            "device.no_gpu_driver = lambda: True; from helpers import make_settings; "
             "from netzbench.run.plan import plan_cell; "
-            "p = plan_cell('karate', 'GCN', make_params(tasks=['karate'], exec={'device': 'auto'}), "
+            "p = plan_cell('karate', 'GCN', make_settings(tasks=['karate'], exec={'device': 'auto'}), "
             f"data_root={str(tmp_path)!r}, quiet=True); print(p.jobs[0].device, 'torch' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -203,8 +203,8 @@ def test_a_spawned_pinned_run_gives_the_default_paths_histories(monkeypatch, tmp
     params = make_params(tasks=["karate"], seeds=[0, 1, 2], train={"epochs": {"karate": 3}}, exec={"workers": 2})
     for name, value in PORTABLE_ENV.items():  # what run_plans sets for the workers (the default mode: portable)
         monkeypatch.setenv(name, value)
-    fetch_task("karate", params, tmp_path)
-    jobs = plan_cell("karate", "GCN", params, data_root=tmp_path, quiet=True).jobs
+    fetch_task("karate", as_settings(params), tmp_path)
+    jobs = plan_cell("karate", "GCN", as_settings(params), data_root=tmp_path, quiet=True).jobs
 
     def run() -> dict:
         got = {}
@@ -246,7 +246,7 @@ def test_portable_arithmetic_is_checked_for_cpu_seeds_only(monkeypatch):
 def test_ray_tasks_share_a_gpu_by_exec_workers():
     from netzbench.run.ray_executor import task_options
 
-    params = make_params(exec={"workers": 4})
+    params = as_settings(make_params(exec={"workers": 4})).execution
     gpu = task_options(_job(0, "cuda", "portable"), params)
     assert gpu["num_gpus"] == 0.25 and gpu["num_cpus"] == 1
     assert gpu["runtime_env"]["env_vars"]["CUBLAS_WORKSPACE_CONFIG"] == device.CUBLAS_WORKSPACE

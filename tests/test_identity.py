@@ -147,11 +147,11 @@ CHECK = """
     import json, sys
     from pathlib import Path
     from dvc.repo import Repo
-    from netzbench.params import load_params
     from netzbench.run.plan import plan_cell
+    from netzbench.settings import Settings
 
     repo = Repo(".")
-    params = load_params("params.yaml")
+    params = Settings.load("params.yaml")
     cells = [("karate", "GCN", "roster", None), ("random_tsp", "GCN", "roster", None),
              ("karate", "user_models.example:MyGNN", "candidate", {})]
     out = {}

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 import torch
 
-from helpers import REPO, make_params
+from helpers import as_settings, REPO, make_params
 from netzbench.models.adapters import DistMultLink, DotProductLink
 from netzbench.models.heuristics import CommonNeighbors, PreferentialAttachment, ResourceAllocation, training_adjacency
 from netzbench.protocol import Protocol
@@ -390,7 +390,7 @@ def test_strict_keeps_every_offline_link_task_and_declared_ones_clean(tmp_path, 
         links = sorted(t for t, task in TASKS.items() if task.family == "link_pred")
         clean, relational = [], 0
         for tid in links:
-            meta = fetch_task(tid, params, tmp_path / "data")
+            meta = fetch_task(tid, as_settings(params), tmp_path / "data")
             if meta.get("status") != "ok":
                 continue
             rec = _strict_run(tmp_path / "data" / tid, meta)
@@ -420,7 +420,7 @@ def test_paper_protocol_records_where_held_out_edges_reach_training(tmp_path, mi
     want = {"internet_as": ["structural_features"], "euroroad": [],
             "wordnet18rr": ["message_passing", "train_negatives", "structural_features"]}
     for tid, leak in want.items():
-        meta = fetch_task(tid, params, tmp_path)
+        meta = fetch_task(tid, as_settings(params), tmp_path)
         rel = meta["split"] == "relational_canonical"
         rec = fit_seed(resolve_model("MLP"), "link_pred", meta["split"], task_arrays(tmp_path / tid, 0), 0,
                        dict(hidden_channels=8, lr=0.01, weight_decay=0.0, epochs=1),
@@ -473,7 +473,9 @@ REPRO = textwrap.dedent("""
 
     torch.set_num_threads(1)
     data, out = sys.argv[1], {}
-    params = validate(merge(DEFAULTS, {"tasks": ["euroroad"], "models": ["GCN"], "seeds": [0], "protocol": "paper"}))
+    from netzbench.settings import Settings
+    params = Settings.from_params(validate(merge(DEFAULTS, {"tasks": ["euroroad"], "models": ["GCN"], "seeds": [0],
+                                                            "protocol": "paper"})))
     for task, model, epochs in json.loads(sys.argv[2]):
         meta = fetch_task(task, params, data)
         rel = meta["split"] == "relational_canonical"

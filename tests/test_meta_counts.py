@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import make_params, write_package
+from helpers import as_settings, make_params, write_package
 from netzbench.catalog import custom
 from netzbench.catalog.data import fetch_task
 from netzbench.catalog.table import DATASETS, TASKS, Dataset, RawFile, Source, TaskSpec, add_dataset, add_task
@@ -75,7 +75,7 @@ def registry():
 
 
 def _fetch(tid: str, tmp_path: Path) -> tuple[dict, dict]:
-    meta = fetch_task(tid, make_params(), tmp_path / "data")
+    meta = fetch_task(tid, as_settings(make_params()), tmp_path / "data")
     assert meta["status"] == "ok", meta
     return meta, load_arrays(tmp_path / "data" / tid / "graph.npz")
 

@@ -13,13 +13,13 @@ from netzbench.models.registry import build_model
 from netzbench.training.loops import Hyper, train
 from netzbench.training.seed import set_seed
 
-from helpers import make_params
+from helpers import as_settings, make_params
 
 
 def _run(task, model, tmp_path, epochs, seed=0, lr=None, protocol=None):
     from netzbench.catalog.table import get_task
 
-    fetch_task(task, make_params(), tmp_path / "data")
+    fetch_task(task, as_settings(make_params()), tmp_path / "data")
     spec = get_task(task)
     arrays = task_arrays(tmp_path / "data" / task, seed)
     family_lr = {"node_cls": 0.01, "graph_cls": 0.001, "graph_reg": 0.001, "link_pred": 0.01}[spec.family]

@@ -15,7 +15,7 @@ from netzbench.models.fused import FusedGATConv, FusedTransformerConv, _with_sel
 from netzbench.models.registry import build_model
 from netzbench.models import resolve_model
 from netzbench.params import DEFAULTS, ParamsError, merge, validate
-from netzbench.run.plan import resolve_hparams
+from netzbench.settings import Settings
 from netzbench.training.fit import Hyper, multigraph_graph
 from netzbench.training.relational import train_relational
 from netzbench.training.seed import set_seed
@@ -139,10 +139,12 @@ def test_parallel_edges_switch_picks_the_graph_form():
 def test_parallel_edges_param_is_checked_and_reaches_knowledge_graphs_only():
     params = validate(merge(DEFAULTS, {"tasks": ["cora"], "models": ["GCN"]}))
     assert params["train"]["parallel_edges"] == "fused"
-    assert resolve_hparams(params, "link_pred", 5, relational=True)["parallel_edges"] == "fused"
-    assert "parallel_edges" not in resolve_hparams(params, "link_pred", 5)
-    assert "parallel_edges" not in resolve_hparams(params, "node_cls", 5)
+    train = Settings.from_params(params).train
+    assert train.hyperparameters("link_pred", 5, relational=True)["parallel_edges"] == "fused"
+    assert "parallel_edges" not in train.hyperparameters("link_pred", 5)
+    assert "parallel_edges" not in train.hyperparameters("node_cls", 5)
     per_edge = validate(merge(DEFAULTS, {"tasks": ["cora"], "models": ["GCN"], "train": {"parallel_edges": "per_edge"}}))
-    assert resolve_hparams(per_edge, "link_pred", 5, relational=True)["parallel_edges"] == "per_edge"
+    assert Settings.from_params(per_edge).train.hyperparameters("link_pred", 5, relational=True)["parallel_edges"] \
+        == "per_edge"
     with pytest.raises(ParamsError, match="parallel_edges.*fused"):
         validate(merge(DEFAULTS, {"tasks": ["cora"], "models": ["GCN"], "train": {"parallel_edges": "fusd"}}))

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from netzbench.cli import main
 from netzbench.params import DEFAULTS, ParamsError, _FREE_KEYS, load_params, merge, read_yaml, undo_hint, validate
 
-from helpers import REPO, make_params, write_package
+from helpers import as_settings, REPO, make_params, write_package
 
 #: ids that are paths: each would make fetch replace (rmtree) or train write a folder it does not own
 PATH_IDS = ["../../victim", "/abs/path", "", ".", "..", "a/b", "a\0b", "x/", ".hidden", "-rf", "a..b", "x" * 101]
@@ -145,7 +145,7 @@ def test_fetch_itself_never_replaces_a_folder_outside_data_root(project, monkeyp
 
     monkeypatch.setitem(table.TASKS, tid, dataclasses.replace(table.TASKS["karate"], id=tid))
     with pytest.raises(UnsafePath, match=f"{tid!r} is not a plain name inside"):
-        fetch_task(tid, make_params(), project / "data")
+        fetch_task(tid, as_settings(make_params()), project / "data")
     assert _untouched(project)
 
 
@@ -177,7 +177,7 @@ def test_a_typo_in_rank_exclude_is_reported_as_one_in_rank_tasks(project, report
                                      "report": {key: ["karate", "pubmed"] if key == "rank_tasks" else ["pubmed"]}})
     from netzbench.config import load_config
 
-    assert load_config(project / "params.yaml")["report"][key][-1] == "pubmed"
+    assert getattr(load_config(project / "params.yaml").report, key)[-1] == "pubmed"
 
 
 @pytest.mark.parametrize("text, key, lines", [
@@ -306,7 +306,7 @@ def test_any_value_anywhere_is_accepted_or_a_params_error_never_a_traceback(cata
             node = node[key]
         node[path[-1]] = copy.deepcopy(value)
         try:
-            check_names(configure(validate(params)), source="params.yaml")
+            check_names(configure(as_settings(validate(params))), source="params.yaml")
         except ParamsError:
             pass
 
@@ -330,9 +330,9 @@ def test_a_nan_warm_time_from_the_environment_is_refused(monkeypatch):
     for value in ("nan", "inf", "-inf", "soon"):
         monkeypatch.setenv("NETZBENCH_WARM_S", value)
         with pytest.raises(ParamsError, match=f"NETZBENCH_WARM_S must be a number of seconds .*got '{value}'"):
-            idle_seconds({})
+            idle_seconds(as_settings({}).execution)
     monkeypatch.setenv("NETZBENCH_WARM_S", "2.5")
-    assert idle_seconds({}) == 2.5
+    assert idle_seconds(as_settings({}).execution) == 2.5
 
 
 # -- 4. limits: what params may expand to ---------------------------------------------------------

@@ -16,7 +16,7 @@ from netzbench.run import estimate, plan
 from netzbench.run.plan import plan_cell
 from netzbench.training import graph_level, planning, sampling
 
-from helpers import REPO, make_params
+from helpers import as_settings, REPO, make_params
 
 #: the cells planned: a link task (sampling decided per graph), a graph-level one (batch size)
 CELLS = (("random_tsp", "GCN"), ("synthetic_triangles", "GIN"))
@@ -69,10 +69,10 @@ def test_editing_a_function_that_decides_sampling_or_batch_size_changes_key_and_
     data = tmp_path / "data"
     p = make_params(tasks=[t for t, _ in CELLS], seeds=[0])
     for task, _ in CELLS:
-        fetch_task(task, p, data)
+        fetch_task(task, as_settings(p), data)
 
     def keys() -> dict:
-        return {(t, m): dict(plan_cell(t, m, p, data_root=data, quiet=True).keys) for t, m in CELLS}
+        return {(t, m): dict(plan_cell(t, m, as_settings(p), data_root=data, quiet=True).keys) for t, m in CELLS}
 
     before = keys()
     assert all(before.values()), before  # every cell has seeds to key

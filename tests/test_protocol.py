@@ -19,7 +19,7 @@ from netzbench.training.relational import _corrupt_tails_filtered, _triple_ids
 from netzbench.training.seed import fit_seed
 from netzbench.models.registry import resolve_model
 
-from helpers import make_params
+from helpers import as_settings, make_params
 
 
 def test_presets_and_overrides():
@@ -116,8 +116,8 @@ def test_gin_is_the_reference_configuration():
 
 
 def test_synthetic_graphs_switch_reaches_fetch(tmp_path):
-    paper = fetch_task("random_tsp", make_params(protocol="paper"), tmp_path / "p")
-    strict = fetch_task("random_tsp", make_params(protocol="strict"), tmp_path / "s")
+    paper = fetch_task("random_tsp", as_settings(make_params(protocol="paper")), tmp_path / "p")
+    strict = fetch_task("random_tsp", as_settings(make_params(protocol="strict")), tmp_path / "s")
     assert paper["generator_params"]["tour"] is False and paper["generator_params"]["k_neighbors"] == 4
     assert "tour" not in strict["generator_params"]
     assert task_arrays(tmp_path / "p" / "random_tsp", 0)["edge_index"].shape != \
@@ -166,8 +166,8 @@ def test_a_headline_only_switch_stays_out_of_the_seed_key(tmp_path, monkeypatch)
     plans = {}
     for metric in ("auc", "mrr"):
         params = make_params(protocol="paper", protocol_overrides={"link_metric": metric})
-        fetch_task("random_tsp", params, tmp_path / "data")
-        plans[metric] = plan_cell("random_tsp", "GCN", params, data_root=tmp_path / "data")
+        fetch_task("random_tsp", as_settings(params), tmp_path / "data")
+        plans[metric] = plan_cell("random_tsp", "GCN", as_settings(params), data_root=tmp_path / "data")
     assert plans["auc"].keys == plans["mrr"].keys
     assert plans["auc"].record["headline_metric"] == "test_auc"
     assert plans["mrr"].record["headline_metric"] == "test_mrr"

@@ -28,7 +28,7 @@ import yaml
 from click.testing import CliRunner
 
 import raw_fixtures as rf
-from helpers import make_params
+from helpers import as_settings, make_params
 from netzbench.catalog import custom, fetch, loaders
 from netzbench.catalog.data import fetch_task
 from netzbench.catalog.readers import pyg_misc, safe_pickle
@@ -116,7 +116,7 @@ def pubmed_mirror(tmp_path, mirror, monkeypatch) -> Path:
 
 def test_an_evil_pubmed_allx_fails_its_checksum_and_runs_nothing(pubmed_mirror, tmp_path):
     with pytest.raises(fetch.ChecksumMismatch, match=r"ind\.pubmed\.allx .*expected sha256 508e538e") as exc:
-        fetch_task("pubmed", make_params(data={"on_missing": "fail"}), tmp_path / "data")
+        fetch_task("pubmed", as_settings(make_params(data={"on_missing": "fail"})), tmp_path / "data")
     assert exc.value.actual == fetch.sha256_file(pubmed_mirror / "pubmed" / "raw" / "ind.pubmed.allx")
     assert not (tmp_path / "marker").exists() and not (tmp_path / "data" / "pubmed").exists()
 
@@ -128,7 +128,7 @@ def test_without_its_checksum_the_evil_allx_meets_the_restricted_unpickler(pubme
         src, files=tuple(dataclasses.replace(f, git_blob=None, sha256=None) if f.name == "ind.pubmed.allx" else f
                          for f in src.files)),)))
     with pytest.raises(UnsafePickle, match=r"ind\.pubmed\.allx: refused to unpickle the global __builtin__\.exec"):
-        fetch_task("pubmed", make_params(data={"on_missing": "fail"}), tmp_path / "data")
+        fetch_task("pubmed", as_settings(make_params(data={"on_missing": "fail"})), tmp_path / "data")
     assert not (tmp_path / "marker").exists()
 
 
@@ -209,7 +209,7 @@ def test_an_evil_zinc_pickle_is_refused_and_runs_nothing(fake_mirror, tmp_path):
     _write_zinc(raw)
     _evil(raw / "val.pickle", tmp_path / "marker", protocol=4)
     with pytest.raises(UnsafePickle, match=r"val\.pickle: refused to unpickle the global builtins\.exec"):
-        fetch_task("zinc", make_params(data={"on_missing": "fail"}), tmp_path / "data")
+        fetch_task("zinc", as_settings(make_params(data={"on_missing": "fail"})), tmp_path / "data")
     assert not (tmp_path / "marker").exists()
 
 
@@ -223,7 +223,7 @@ def test_an_evil_raw_pt_is_refused_even_where_pyg_would_retry_it_unrestricted(fa
     with pytest.warns(UserWarning, match="Weights only load failed"):  # PyG's own, before it retries
         with pytest.raises(UnsafePickle, match=r"^MNISTSuperpixels raw file MNISTSuperpixels\.pt: refused to "
                                                 r"unpickle the global exec"):
-            fetch_task("mnist_superpixels", make_params(data={"on_missing": "fail"}), tmp_path / "data")
+            fetch_task("mnist_superpixels", as_settings(make_params(data={"on_missing": "fail"})), tmp_path / "data")
     assert not (tmp_path / "marker").exists()
     assert os.environ.get("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD") == "1"  # the user's setting is back
     assert "TORCH_FORCE_WEIGHTS_ONLY_LOAD" not in os.environ

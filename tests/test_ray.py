@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from netzbench.catalog.data import fetch_task
 from netzbench.run.execute import train_cell
 
-from helpers import make_params
+from helpers import as_settings, make_params
 
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'netzbench[ray]')")
 
@@ -28,7 +28,7 @@ def cluster():
 def workdir(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for t in ("karate", "random_tsp"):
-        fetch_task(t, make_params(), "data")
+        fetch_task(t, as_settings(make_params()), "data")
     return tmp_path
 
 
@@ -37,17 +37,17 @@ def _hist(rec):
 
 
 def test_ray_executor_matches_local(cluster, workdir, monkeypatch, tmp_path_factory):
-    local = train_cell("karate", "GCN", make_params(tasks=["karate"], seeds=[0, 1, 2]), "l.json",
+    local = train_cell("karate", "GCN", as_settings(make_params(tasks=["karate"], seeds=[0, 1, 2])), "l.json",
                        progress=False)
     monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path_factory.mktemp("raycache")))
     p = make_params(tasks=["karate"], seeds=[0, 1, 2], exec={"executor": "ray"})
-    remote = train_cell("karate", "GCN", p, "r.json", progress=False)
+    remote = train_cell("karate", "GCN", as_settings(p), "r.json", progress=False)
     assert not any(e.get("cached") for e in remote["seeds"].values())
     assert _hist(remote) == _hist(local)
     # synthetic data (generated in the worker) and a search fan out as separate Ray tasks too
     p = make_params(tasks=["random_tsp"], seeds=[0, 1], exec={"executor": "ray"},
                     search={"space": {"lr": [0.01, 0.02]}})
-    rec = train_cell("random_tsp", "GraphSAGE", p, "s.json", progress=False)
+    rec = train_cell("random_tsp", "GraphSAGE", as_settings(p), "s.json", progress=False)
     assert rec["status"] == "ok" and len(rec["seeds"]["0"]["search"]["trace"]) == 2
 
 

@@ -12,7 +12,7 @@ from netzbench.models.registry import build_model
 from netzbench.training.loops import Hyper, train
 from netzbench.training.seed import set_seed
 
-from helpers import make_params
+from helpers import as_settings, make_params
 
 
 def _slice(arrays, n_train=4000, n_eval=300):
@@ -33,7 +33,7 @@ def _slice(arrays, n_train=4000, n_eval=300):
 
 
 def test_distmult_learns_on_a_fb15k237_slice(tmp_path, mirror):
-    meta = fetch_task("fb15k_237", make_params(), tmp_path / "data")
+    meta = fetch_task("fb15k_237", as_settings(make_params()), tmp_path / "data")
     assert meta["status"] == "ok"
     arrays = _slice(task_arrays(tmp_path / "data" / "fb15k_237", 0))
     assert arrays["train_edge_index"].shape[1] > 1000

@@ -11,7 +11,7 @@ from netzbench.report import BenchmarkReport
 from netzbench.report.stage import headline_metrics, missing_cells
 from netzbench.records import read_record, write_record
 
-from helpers import make_params
+from helpers import as_settings, make_params
 
 
 def _record(task, model, finals, family="node_cls", metric="test_acc", direction="higher", role="roster"):
@@ -54,7 +54,7 @@ def test_roster_comes_from_params_not_from_scanning(runs):
     root, values = runs
     p = make_params(tasks=["cora", "karate", "random_tsp", "mutag"], models=["GCN", "GAT", "GraphSAGE"],
                     seeds=[0, 1, 2, 3])
-    rep = BenchmarkReport.from_runs(root, params=p)
+    rep = BenchmarkReport.from_runs(root, params=as_settings(p))
     assert rep.models == ["GCN", "GAT", "GraphSAGE"]
     fm = rep.final_metrics()
     assert np.allclose(fm["cora"]["GAT"], values[("cora", "GAT")])
@@ -72,17 +72,17 @@ def test_roster_comes_from_params_not_from_scanning(runs):
 def test_the_result_code_of_the_roster_records_is_recorded_in_the_config(runs):
     root, _ = runs
     p = make_params(tasks=["cora", "karate"], models=["GCN", "GAT"], seeds=[0, 1, 2, 3])
-    assert BenchmarkReport.from_runs(root, params=p).config["code"] == "z"  # every record's code_version
+    assert BenchmarkReport.from_runs(root, params=as_settings(p)).config["code"] == "z"  # every record's code_version
     rec = read_record(root / "cora" / "GAT.json")
     write_record(root / "cora" / "GAT.json", {**rec, "code_version": "other"})
-    assert "code" not in BenchmarkReport.from_runs(root, params=p).config  # mixed: none recorded (publication.py)
+    assert "code" not in BenchmarkReport.from_runs(root, params=as_settings(p)).config  # mixed: none recorded (publication.py)
 
 
 def test_missing_and_failed_cells_are_reported(runs, tmp_path):
     root, _ = runs
     write_record(root / "cora" / "GIN.json", _record("cora", "GIN", [0.5, None, 0.5, 0.5]))
     p = make_params(tasks=["cora", "karate"], models=["GCN", "GIN", "GraphTransformer"], seeds=[0, 1, 2, 3])
-    rep = BenchmarkReport.from_runs(root, params=p)
+    rep = BenchmarkReport.from_runs(root, params=as_settings(p))
     missing = {(m["task"], m["model"]): m for m in missing_cells(rep)}
     assert missing[("cora", "GIN")]["status"] == "partial" and "boom" in missing[("cora", "GIN")]["reason"]
     assert missing[("karate", "GraphTransformer")]["status"] == "missing"
@@ -101,7 +101,7 @@ def test_candidate_block_counts_holm_significant_wins(runs, tmp_path):
         write_record(cand_dir / f"{t}.json", _record(t, "MyGNN", best, fam, metric, role="candidate"))
     p = make_params(tasks=["cora", "karate", "random_tsp", "mutag"], models=["GCN", "GAT", "GraphSAGE"],
                     seeds=[0, 1, 2, 3])
-    rep = BenchmarkReport.from_runs(root, params=p, candidate_dir=cand_dir)
+    rep = BenchmarkReport.from_runs(root, params=as_settings(p), candidate_dir=cand_dir)
     block = rep.candidate_block("MyGNN", p["models"])
     assert block["n_tasks"] == 4 and block["mean_rank"] == 1.0
     assert block["wins"] + block["losses"] + block["ties"] == 12
@@ -114,7 +114,7 @@ def test_candidate_block_counts_holm_significant_wins(runs, tmp_path):
 def test_json_round_trip_is_exact_and_schema_checked(runs, tmp_path):
     root, _ = runs
     p = make_params(tasks=["cora", "mutag"], models=["GCN", "GAT"], seeds=[0, 1, 2, 3])
-    rep = BenchmarkReport.from_runs(root, params=p)
+    rep = BenchmarkReport.from_runs(root, params=as_settings(p))
     text = rep.to_json()
     again = BenchmarkReport.from_json(text)
     assert again.to_json() == text
@@ -144,14 +144,14 @@ def test_rank_tasks_limit_the_across_task_analysis_only(runs):
     root, _ = runs
     p = make_params(tasks=["cora", "karate", "random_tsp", "mutag"], models=["GCN", "GAT", "GraphSAGE"],
                     seeds=[0, 1, 2, 3], report={"rank_tasks": ["cora", "random_tsp", "mutag"]})
-    rep = BenchmarkReport.from_runs(root, params=p)
+    rep = BenchmarkReport.from_runs(root, params=as_settings(p))
     assert rep.friedman()["n_tasks"] == 3
     assert {r["task"] for r in rep.summary()} == {"cora", "karate", "random_tsp", "mutag"}
     assert BenchmarkReport.from_json(rep.to_json()).rank_tasks == ["cora", "random_tsp", "mutag"]
     # narrowing `tasks` needs no edit of rank_tasks: listed tasks not trained are left out, and said
     narrow = make_params(tasks=["cora", "karate", "random_tsp"], models=["GCN", "GAT", "GraphSAGE"], seeds=[0, 1, 2, 3],
                          report={"rank_tasks": ["cora", "random_tsp", "mutag"]})
-    rep = BenchmarkReport.from_runs(root, params=narrow)
+    rep = BenchmarkReport.from_runs(root, params=as_settings(narrow))
     assert rep.rank_tasks == ["cora", "random_tsp"] and rep.friedman()["n_tasks"] == 2
     from netzbench.report.facts import collect_facts
     from netzbench.report.markdown.protocol import header
@@ -162,6 +162,6 @@ def test_rank_tasks_limit_the_across_task_analysis_only(runs):
     # an exclusion list ranks whatever `tasks` holds, but those
     excl = make_params(tasks=["cora", "karate", "random_tsp", "mutag"], models=["GCN", "GAT", "GraphSAGE"],
                        seeds=[0, 1, 2, 3], report={"rank_exclude": ["karate"]})
-    assert BenchmarkReport.from_runs(root, params=excl).rank_tasks == ["cora", "random_tsp", "mutag"]
+    assert BenchmarkReport.from_runs(root, params=as_settings(excl)).rank_tasks == ["cora", "random_tsp", "mutag"]
     with pytest.raises(Exception, match="not both"):
         make_params(tasks=["cora"], report={"rank_tasks": ["cora"], "rank_exclude": ["mutag"]})

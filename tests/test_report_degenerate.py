@@ -17,7 +17,7 @@ from statsmodels.stats.multitest import multipletests
 from netzbench.report import BenchmarkReport
 from netzbench.report.stage import write_outputs
 
-from helpers import make_params
+from helpers import as_settings, make_params
 
 SEEDS = [0, 1, 2]
 KARATE_GCN = np.float32([1.0, 0.9655, 0.8966]).astype(float)
@@ -50,7 +50,7 @@ def report():
 def written(tmp_path_factory, report):
     out = tmp_path_factory.mktemp("degenerate")
     params = make_params(tasks=["karate", "mutag"], models=["GCN", "GAT", "GIN"], seeds=SEEDS)
-    write_outputs(report, params, None, out_dir=out)
+    write_outputs(report, as_settings(params), None, out_dir=out)
     return out
 
 
@@ -155,7 +155,7 @@ def test_friedman_k2_consistent_in_the_report(tmp_path):
     assert fr["k"] == 2 and fr["p_value"] == pytest.approx(st.chi2.sf(2.0, 1))
     assert math.isnan(fr["iman_davenport_f"]) and math.isnan(fr["iman_davenport_p"]) and "k = 2" in fr["friedman_note"]
     params = make_params(tasks=["karate", "mutag"], models=["GCN", "GAT"], seeds=SEEDS)
-    metrics = write_outputs(rep, params, None, out_dir=tmp_path)
+    metrics = write_outputs(rep, as_settings(params), None, out_dir=tmp_path)
     assert metrics["friedman"]["iman_davenport_p"] is None  # not 0
     assert json.loads((tmp_path / "metrics/report.json").read_text())["friedman"]["iman_davenport_f"] is None
     md = (tmp_path / "reports/REPORT.md").read_text(encoding="utf-8")

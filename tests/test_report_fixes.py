@@ -26,7 +26,7 @@ from netzbench.report.paper import compare_with_paper, counts
 from netzbench.report.stage import run_report_stage
 from netzbench.stats import correlated_t_test, holm, paired_test
 
-from helpers import as_in_the_papers_setting, make_params
+from helpers import as_settings, as_in_the_papers_setting, make_params
 
 S = 6
 MODELS = ["GCN", "GAT", "MLP", "CommonNeighbors"]
@@ -92,7 +92,7 @@ def built(tmp_path_factory):
                                  split, extra))
     params = make_params(tasks=list(DESIGN), models=MODELS, seeds=list(range(S)), protocol="paper",
                          train={"epochs": {t: 1 for t in DESIGN}})
-    metrics = run_report_stage(params, root=root)
+    metrics = run_report_stage(as_settings(params), root=root)
     return root, metrics, (root / "reports/REPORT.md").read_text(encoding="utf-8")
 
 
@@ -187,15 +187,15 @@ def test_report_takes_rho_from_the_run_records(built):
 # ---------------------------------------------------------------- best_val where validation is the test
 def test_best_val_and_search_refused_at_the_first_stage():
     with pytest.raises(ParamsError, match=r"`report.epoch_selection: best_val`.*`graph_split: 80_20`.*mutag is") as e:
-        check_names(make_params(protocol="paper", tasks=["mutag", "cora"], report={"epoch_selection": "best_val"}))
+        check_names(as_settings(make_params(protocol="paper", tasks=["mutag", "cora"], report={"epoch_selection": "best_val"})))
     assert "cora" not in str(e.value) and "80_10_10" in str(e.value) and "\n" not in str(e.value)
     with pytest.raises(ParamsError, match=r"`search.space` selects hyperparameters.*mutag"):
-        check_names(make_params(protocol="paper", tasks=["mutag"], search={"space": {"lr": [0.01, 0.001]}}))
+        check_names(as_settings(make_params(protocol="paper", tasks=["mutag"], search={"space": {"lr": [0.01, 0.001]}})))
     own_split = next(t for t, spec in TASKS.items() if spec.family == "graph_cls" and spec.split == "dataset_split")
     for ok in (dict(protocol="paper", protocol_overrides={"graph_split": "80_10_10"}, tasks=["mutag"]),
                dict(protocol="strict", tasks=["mutag"]), dict(protocol="paper", tasks=["cora"]),
                dict(protocol="paper", tasks=[own_split], train={"epochs": {own_split: 1}})):
-        check_names(make_params(report={"epoch_selection": "best_val"}, search={"space": {"lr": [0.01]}}, **ok))
+        check_names(as_settings(make_params(report={"epoch_selection": "best_val"}, search={"space": {"lr": [0.01]}}, **ok)))
 
 
 def _mutag_records(root, switches, split="random_graph_80_10_10"):
@@ -221,7 +221,7 @@ def test_report_refuses_best_val_where_validation_is_the_test_set(tmp_path):
     params = make_params(tasks=["mutag"], models=["GCN", "GIN"], seeds=list(range(S)),
                          report={"epoch_selection": "best_val"}, train={"epochs": {"mutag": 3}})
     with pytest.raises(ValueError, match="mutag"):
-        run_report_stage(params, root=tmp_path)
+        run_report_stage(as_settings(params), root=tmp_path)
     assert not (tmp_path / "reports/REPORT.md").exists()
     again = BenchmarkReport.from_dict(json.loads(report.subset().to_json()) | {"options": {}})
     again.epoch_selection = "best_val"  # the fact is in the cell facts: a re-analysis refuses too
@@ -344,8 +344,8 @@ def test_paper_criteria_in_report_json_and_section_11(tmp_path, monkeypatch):
     for model, values in (("GIN", gin), ("GCN", [0.80, 0.81, 0.79, 0.80, 0.81, 0.80])):
         write_record(tmp_path / "metrics/runs/mutag" / f"{model}.json",
                      _record("mutag", "graph_cls", "test_acc", model, values))
-    metrics = run_report_stage(make_params(tasks=["mutag"], models=["GCN", "GIN"], seeds=list(range(S)),
-                                           train={"epochs": {"mutag": 1}}), root=tmp_path)
+    metrics = run_report_stage(as_settings(make_params(tasks=["mutag"], models=["GCN", "GIN"], seeds=list(range(S)),
+                                           train={"epochs": {"mutag": 1}})), root=tmp_path)
     pc = metrics["paper_comparison"]
     assert {k: pc[k] for k in ("compared", "overlapping", "inside", "z", "strict")} == {
         "compared": 2, "overlapping": 1, "inside": 1, "z": 1, "strict": 1}

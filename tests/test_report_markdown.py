@@ -27,7 +27,6 @@ KINDS = {"CommonNeighbors": "heuristic", "MLP": "structure_free"}
 DESIGN = {"euroroad": ("link_pred", "test_auc", {"GCN": 0.62, "GAT": 0.55, "CommonNeighbors": 0.75, "MLP": 0.50}),
           "random_tsp": ("link_pred", "test_auc", {"GCN": 0.88, "GAT": 0.84, "CommonNeighbors": 0.93, "MLP": 0.86}),
           "cora": ("node_cls", "test_acc", {"GCN": 0.81, "GAT": 0.79, "MLP": 0.60})}
-PARAMS = {"models": MODELS, "protocol": "paper", "protocol_overrides": {}, "train": {}, "report": {}}
 
 #: a Jinja tag, or a Python format field (``{name}``, ``{x['y']}``, ``{v:.3f}``, ``{r!r}``) left unformatted
 JINJA = re.compile(r"\{\{|\}\}|\{%|%\}|\{#|#\}")
@@ -67,7 +66,7 @@ def _study(final):
 @pytest.fixture(scope="module")
 def rendered():
     final = _final()
-    return render_markdown(collect_facts(_report(final), "GCN", MODELS, study=_study(final)), PARAMS)
+    return render_markdown(collect_facts(_report(final), "GCN", MODELS, study=_study(final)))
 
 
 def _leftovers(text: str) -> list[str]:

@@ -8,6 +8,7 @@ import pytest
 from netzbench.report import BenchmarkReport
 from netzbench.report import within_task
 from netzbench.report.memo import computed_once
+from helpers import as_settings
 
 
 def _report():
@@ -49,9 +50,9 @@ def test_the_stage_writes_the_same_files_with_and_without_sharing(tmp_path, monk
     from helpers import make_params
 
     params = make_params(tasks=["t1", "t2", "t3"], models=["A", "B", "C"], seeds=list(range(5)))
-    stage.write_outputs(_report(), params, None, out_dir=tmp_path / "shared")
+    stage.write_outputs(_report(), as_settings(params), None, out_dir=tmp_path / "shared")
     monkeypatch.setattr(stage, "computed_once", lambda r: contextlib.nullcontext(r))
-    stage.write_outputs(_report(), params, None, out_dir=tmp_path / "plain")
+    stage.write_outputs(_report(), as_settings(params), None, out_dir=tmp_path / "plain")
     shared = {p.relative_to(tmp_path / "shared"): p.read_bytes() for p in (tmp_path / "shared").rglob("*")
               if p.is_file()}
     plain = {p.relative_to(tmp_path / "plain"): p.read_bytes() for p in (tmp_path / "plain").rglob("*")

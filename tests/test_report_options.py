@@ -299,20 +299,20 @@ def test_paper_table_and_comparison():
     assert comp[("cora", "GAT")]["diff"] == pytest.approx(0.75 - 0.793)
 
 
-def test_params_become_report_options_in_one_place():
-    from helpers import make_params
+def test_settings_become_report_options_in_one_place():
+    from helpers import make_settings
 
-    from netzbench.report.options import options_from_params
+    from netzbench.report.options import options_from_settings
 
-    p = make_params(tasks=["karate", "cora", "citeseer"],
+    p = make_settings(tasks=["karate", "cora", "citeseer"],
                     report={"ci_method": "bootstrap", "posthoc": "wilcoxon_holm", "baselines": "include",
                             "equivalence_margin": 0.02, "rank_exclude": ["citeseer"]})
-    o = options_from_params(p)
+    o = options_from_settings(p)
     assert (o["ci_method"], o["posthoc_method"], o["baseline_mode"], o["equivalence_margin"]) == \
         ("bootstrap", "wilcoxon_holm", "include", 0.02)
     assert o["rank_tasks"] == ["karate", "cora"]
-    assert options_from_params(p, ["cora"])["rank_tasks"] == ["cora"]  # a report of fewer tasks ranks those
-    assert "rank_tasks" not in options_from_params(make_params(tasks=["karate"]))
+    assert options_from_settings(p, ["cora"])["rank_tasks"] == ["cora"]  # a report of fewer tasks ranks those
+    assert "rank_tasks" not in options_from_settings(make_settings(tasks=["karate"]))
 
 
 def test_section_1_gives_the_optimiser_settings_the_cells_trained_with():

@@ -11,7 +11,7 @@ from netzbench.report.facts import collect_facts
 from netzbench.report.markdown import render_markdown
 from netzbench.report.stage import report_metrics
 
-from helpers import REPO, make_params
+from helpers import as_settings, REPO
 
 MODELS = ["GCN", "GraphSAGE"]
 
@@ -55,7 +55,7 @@ SEEDS = {"target_effect": 0.01, "alpha": 0.05, "looks": [3, 5], "level": 0.0294,
 
 def _built(report, **inputs):
     facts = collect_facts(report, None, MODELS, **inputs)
-    return facts, render_markdown(facts, make_params(tasks=["cora"], models=MODELS))
+    return facts, render_markdown(facts)
 
 
 def test_a_run_without_them_says_nothing():
@@ -109,7 +109,7 @@ def test_the_quick_profiles_questions_are_params_blocks_the_commands_read(tmp_pa
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
     target = prepare(tmp_path / "quick", REPO, {**PROFILE, **QUESTIONS})
-    p = check_names(load_params(target / "params.yaml"))
+    p = check_names(as_settings(load_params(target / "params.yaml"))).to_params()
     assert p["controls"] == {**QUESTIONS["controls"], "kinds": ["no_edges", "rewired", "random_graph"]}
     assert p["seed_plan"] == {**QUESTIONS["seed_plan"], "alpha": None}
     assert p["search"]["space"] == QUESTIONS["search"]["space"] and p["tasks"] == PROFILE["tasks"]

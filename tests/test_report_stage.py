@@ -11,7 +11,7 @@ from netzbench.report import BenchmarkReport
 from netzbench.report.stage import run_report_stage
 from netzbench.records import write_record
 
-from helpers import as_in_the_papers_setting, logged, make_params
+from helpers import as_settings, as_in_the_papers_setting, logged, make_params
 
 PNG = b"\x89PNG\r\n\x1a\n"
 TASKS = [("cora", "node_cls", "test_acc", "higher"), ("random_tsp", "link_pred", "test_auc", "higher"),
@@ -91,7 +91,7 @@ def _csv(path):
 def test_stage_writes_every_file_with_sane_content(workdir, monkeypatch):
     as_in_the_papers_setting(monkeypatch)
     with logged() as said:
-        metrics = run_report_stage(_params(), root=workdir)
+        metrics = run_report_stage(as_settings(_params()), root=workdir)
     for rel in OUTPUTS:
         assert (workdir / rel).is_file() and (workdir / rel).stat().st_size > 0, rel
     for rel in OUTPUTS:
@@ -177,9 +177,9 @@ def test_stage_writes_every_file_with_sane_content(workdir, monkeypatch):
 
 
 def test_stage_params_drive_the_options(workdir):
-    run_report_stage(_params(ci_method="bootstrap", bootstrap_n=500, pairwise_method="wilcoxon",
+    run_report_stage(as_settings(_params(ci_method="bootstrap", bootstrap_n=500, pairwise_method="wilcoxon",
                              epoch_selection="best_val", aggregation="reliability", equivalence_margin=0.05,
-                             alpha=0.1, ci=0.9, posthoc="wilcoxon_holm"), root=workdir)
+                             alpha=0.1, ci=0.9, posthoc="wilcoxon_holm")), root=workdir)
     report = json.loads((workdir / "metrics/report.json").read_text())
     assert report["options"]["posthoc_method"] == "wilcoxon_holm"
     assert report["posthoc"]["cliques_from"] == "wilcoxon_holm"
@@ -207,7 +207,7 @@ def test_stage_survives_when_nothing_can_be_ranked(tmp_path):
                          _record(task, family, metric, direction, model, seeds))
     params = make_params(tasks=["cora", "random_tsp"], models=["GCN", "GAT"], seeds=list(range(S)),
                          train={"epochs": {"cora": EPOCHS, "random_tsp": EPOCHS}})
-    metrics = run_report_stage(params, root=tmp_path)
+    metrics = run_report_stage(as_settings(params), root=tmp_path)
     assert metrics["n_tasks"] == 0 and metrics["friedman"]["chi2"] is None and metrics["cd"] is None
     assert set(metrics["unavailable_tasks"]) == {"cora", "random_tsp"}
     for rel in OUTPUTS:
@@ -222,7 +222,7 @@ def test_stage_tells_failed_tasks_apart_from_unavailable_data(workdir):
         write_record(workdir / "metrics/runs/mutag" / f"{model}.json",
                      _record("mutag", "graph_cls", "test_acc", "higher", model, seeds))
     with logged() as said:
-        metrics = run_report_stage(_params(), root=workdir)
+        metrics = run_report_stage(as_settings(_params()), root=workdir)
     assert list(metrics["unavailable_tasks"]) == ["board_directors"]
     assert set(metrics["tasks_without_results"]) == {"board_directors", "mutag"} and metrics["n_tasks"] == 3
     md = (workdir / "reports/REPORT.md").read_text()
@@ -255,9 +255,9 @@ def test_figures_rendered_in_forked_workers_are_the_same_bytes(workdir, tmp_path
         pytest.skip("no fork start method here: the stage renders every figure in its own process")
     other = tmp_path / "forked"
     shutil.copytree(workdir, other)
-    run_report_stage(_params(), root=workdir)
+    run_report_stage(as_settings(_params()), root=workdir)
     monkeypatch.setenv("NETZBENCH_FIGURE_WORKERS", "2")
-    run_report_stage(_params(), root=other)
+    run_report_stage(as_settings(_params()), root=other)
     plots = sorted(p.name for p in (workdir / "plots").iterdir())
     assert len(plots) > 10 and plots == sorted(p.name for p in (other / "plots").iterdir())
     for name in plots:

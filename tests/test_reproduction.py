@@ -11,7 +11,7 @@ from netzbench.report.degenerate import baselines, below_constant, collapsed
 from netzbench.report.reproduction import REFERENCE_SCHEMA, STUDY_SCHEMA, comparison, explain, study_effects
 from netzbench.report.stage import run_report_stage
 
-from helpers import as_in_the_papers_setting, make_params
+from helpers import as_settings, as_in_the_papers_setting, make_params
 
 SEEDS = list(range(4))
 
@@ -109,7 +109,7 @@ def test_report_stage_uses_reference_and_study(tmp_path, monkeypatch):
                          "strict": {"GCN": gcn, "GIN": [0.9, 0.9, 0.9, 0.9]}}}}}))
     params = make_params(tasks=["mutag"], models=["GCN", "GIN"], seeds=SEEDS, protocol="paper",
                          train={"epochs": {"mutag": 1}})
-    metrics = run_report_stage(params, root=tmp_path)
+    metrics = run_report_stage(as_settings(params), root=tmp_path)
     counts = {k: v for k, v in metrics["paper_comparison"].items() if k != "cells"}
     # GIN overlaps 0.834 ± 0.036, and its mean 0.83 is within 1.96 pooled SEs and covers the paper's mean
     assert counts == {"compared": 2, "overlapping": 1, "inside": 1, "z": 1, "strict": 1, "equivalent": 0}
@@ -149,7 +149,7 @@ def test_a_run_outside_the_papers_setting_is_not_compared_and_shows_only_its_tas
          "remaining": {"karate": ["strict"]}}))
     params = make_params(tasks=["mutag"], models=["GCN", "GIN"], seeds=[0, 1, 2], protocol="paper",
                          train={"epochs": {"mutag": 1}})
-    metrics = run_report_stage(params, root=tmp_path)
+    metrics = run_report_stage(as_settings(params), root=tmp_path)
     assert metrics["paper_comparison"]["compared"] == 0 and metrics["paper_comparison"]["cells"] == {}
     md = (tmp_path / "reports/REPORT.md").read_text()
     section = md.split("## 11.")[1].split("## 12.")[0]

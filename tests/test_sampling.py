@@ -11,11 +11,11 @@ from netzbench.errors import ParamsError, RecordError
 from netzbench.models.registry import resolve_model
 from netzbench.params import DEFAULTS, merge, validate
 from netzbench.records import validate_record
-from netzbench.run.plan import resolve_hparams
+from netzbench.settings import Settings
 from netzbench.training import sampling as S
 from netzbench.training.seed import fit_seed
 
-#: the default `train.sampling` block (what resolve_hparams puts into node and link cells)
+#: the default `train.sampling` block (what Train.hyperparameters puts into node and link cells)
 SAMPLING_DEFAULT = DEFAULTS["train"]["sampling"]
 
 
@@ -235,11 +235,11 @@ def test_bad_sampling_settings_are_refused_with_the_key(sampling, message):
 
 
 def test_node_and_link_tasks_carry_the_setting_graph_level_ones_do_not():
-    params = validate(_params(mode="neighbour"))
+    train = Settings.from_params(validate(_params(mode="neighbour"))).train
     for family in ("node_cls", "link_pred"):
-        assert resolve_hparams(params, family, 5)["sampling"]["mode"] == "neighbour"
+        assert train.hyperparameters(family, 5)["sampling"]["mode"] == "neighbour"
     for family in ("graph_cls", "graph_reg"):
-        assert "sampling" not in resolve_hparams(params, family, 5)
+        assert "sampling" not in train.hyperparameters(family, 5)
 
 
 def test_the_record_of_a_sampled_seed_is_valid_and_a_bad_one_is_not():

@@ -7,13 +7,13 @@ from netzbench.params import ParamsError
 from netzbench.run.execute import train_cell
 from netzbench.training.search import select, trials
 
-from helpers import logged, make_params
+from helpers import as_settings, logged, make_params
 
 
 @pytest.fixture
 def workdir(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    fetch_task("karate", make_params(), "data")
+    fetch_task("karate", as_settings(make_params()), "data")
     return tmp_path
 
 
@@ -23,10 +23,10 @@ def _hist(rec):
 
 def test_empty_space_is_exactly_the_unsearched_protocol(workdir, monkeypatch, tmp_path_factory):
     base = make_params(tasks=["karate"], seeds=[0, 1])
-    plain = train_cell("karate", "GCN", base, "a.json", progress=False)
+    plain = train_cell("karate", "GCN", as_settings(base), "a.json", progress=False)
     monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path_factory.mktemp("fresh")))
     empty = make_params(tasks=["karate"], seeds=[0, 1], search={"space": {}, "method": "grid"})
-    searched = train_cell("karate", "GCN", empty, "b.json", progress=False)
+    searched = train_cell("karate", "GCN", as_settings(empty), "b.json", progress=False)
     assert _hist(plain) == _hist(searched)
     assert "search" not in searched and all("search" not in e for e in searched["seeds"].values())
 
@@ -35,7 +35,7 @@ def test_grid_search_selects_on_validation_and_records_the_trace(workdir):
     p = make_params(tasks=["karate"], seeds=[0, 1], train={"epochs": {"karate": 20}},
                     search={"space": {"lr": [0.0001, 0.05], "hidden_channels": [16]}})
     with logged() as msgs:
-        rec = train_cell("karate", "GCN", p, "s.json", progress=False)
+        rec = train_cell("karate", "GCN", as_settings(p), "s.json", progress=False)
     assert any("2 trials per seed: 2x" in m for m in msgs)  # the cost multiplier is announced
     assert rec["search"]["trials"] == [{"hidden_channels": 16, "lr": 0.0001}, {"hidden_channels": 16, "lr": 0.05}]
     for seed, entry in rec["seeds"].items():
@@ -47,7 +47,7 @@ def test_grid_search_selects_on_validation_and_records_the_trace(workdir):
     chosen = rec["seeds"]["0"]["search"]["selected"]
     plain = make_params(tasks=["karate"], seeds=[0], train={"epochs": {"karate": 20}, "hidden_channels": 16,
                                                             "node_cls": {"lr": chosen["lr"], "weight_decay": 5e-4}})
-    again = train_cell("karate", "GCN", plain, "p.json", progress=False)
+    again = train_cell("karate", "GCN", as_settings(plain), "p.json", progress=False)
     assert again["seeds"]["0"]["cached"] and again["seeds"]["0"]["history"] == rec["seeds"]["0"]["history"]
 
 

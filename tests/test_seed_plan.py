@@ -10,14 +10,14 @@ from netzbench.cli import main
 from netzbench.seed_plan import run_seed_plan
 from netzbench.stats import decide, pocock_level
 
-from helpers import make_params
+from helpers import as_settings, make_params
 
 
 def test_rounds_train_only_the_cells_of_open_comparisons_and_count_what_they_saved(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     params = make_params(tasks=["karate"], models=["GCN", "GraphSAGE", "MLP", "CommonNeighbors"], seeds=[0],
                          train={"epochs": {"karate": 3}}, exec={"workers": 2})
-    plan = run_seed_plan(params, target_effect=0.05, looks=[3, 5], progress=False)
+    plan = run_seed_plan(as_settings(params), target_effect=0.05, looks=[3, 5], progress=False)
     on_disk = json.loads((tmp_path / "reports/seed_plan.json").read_text())
     assert on_disk["comparisons"] == json.loads(json.dumps(plan["comparisons"]))
     # CommonNeighbors cannot serve node classification, MLP is a baseline: one comparison, GCN vs GraphSAGE
@@ -37,8 +37,8 @@ def test_rounds_train_only_the_cells_of_open_comparisons_and_count_what_they_sav
 
     full = make_params(tasks=["karate"], models=["GCN", "GraphSAGE"], seeds=list(range(comp["n"])),
                        train={"epochs": {"karate": 3}}, exec={"workers": 2})
-    plans = {m: plan_cell("karate", m, full, data_root="data", quiet=True) for m in ("GCN", "GraphSAGE")}
-    run_plans([p for p in plans.values() if p.jobs], full, progress=False)  # every seed cached by the rounds
+    plans = {m: plan_cell("karate", m, as_settings(full), data_root="data", quiet=True) for m in ("GCN", "GraphSAGE")}
+    run_plans([p for p in plans.values() if p.jobs], as_settings(full), progress=False)  # every seed cached by the rounds
     assert not any(p.jobs for p in plans.values())
     values = report_from_records(BenchmarkReport, {"karate": {m: p.finish().to_dict() for m, p in plans.items()}},
                                  full["seeds"]).final_metrics()["karate"]

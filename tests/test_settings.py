@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 import pickle
+import re
+from pathlib import Path
 
 import pytest
 from helpers import make_params
@@ -107,3 +109,41 @@ def test_cells_and_the_candidate_placeholder():
     variant = roster_only.replace(model="GAT", model_args={"heads": 2})
     assert variant.candidate_placeholder("x") is None
     assert variant.cells(["x"])[-1] == ("x", "GAT", "candidate", {"heads": 2})
+
+
+# ------------------------------------------------------------------- no raw params below the entry points
+#: modules that may index a mapping called ``params``, and why (none of them reads the run's params.yaml
+#: below an entry point)
+RAW_PARAMS_ALLOWED = {
+    "params.py": "the validator: it checks the raw document, before Settings exist",
+    "settings.py": "builds Settings from the validated params (and back, for replace)",
+    "quick.py": "writes the quick profile's params.yaml for another checkout: edits the document",
+    "report/experiments.py": "reads other experiments' params (dvc exp show) as data, for netzbench exps",
+    "catalog/custom.py": "`params` there are a custom task's loader arguments, not params.yaml",
+    "models/adapters.py": "`params` there are a function signature's parameters",
+}
+#: a lookup in a mapping named ``params``, ``exec_params``, ``rep_params``, ... (the catalogue's
+#: ``generator_params`` and the like are a dataset's own arguments)
+RAW_LOOKUP = re.compile(r"\b(?!generator_params|loader_params|reference_params|gen_params)\w*params(\[|\.get\()")
+
+
+def _sources():
+    root = Path(__file__).resolve().parents[1] / "src" / "netzbench"
+    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.py"))}
+
+
+def test_no_raw_params_lookups_below_the_entry_points():
+    found = [f"{name}:{i}: {line.strip()}" for name, text in _sources().items() if name not in RAW_PARAMS_ALLOWED
+             for i, line in enumerate(text.splitlines(), 1) if RAW_LOOKUP.search(line)]
+    assert not found, "read the part of Settings instead:\n" + "\n".join(found)
+    # the allow-list is no wider than it must be: each entry still needs it
+    sources = _sources()
+    assert all(RAW_LOOKUP.search(sources[name]) for name in RAW_PARAMS_ALLOWED)
+
+
+def test_the_protocol_is_resolved_in_one_place_and_params_read_by_the_entry_points():
+    for name, text in _sources().items():
+        if name != "settings.py":
+            assert "Protocol.resolve(" not in text, f"{name} resolves the protocol: read settings.protocol"
+        if name not in ("settings.py", "params.py"):
+            assert "load_params(" not in text, f"{name} reads params.yaml: take Settings from the entry point"

@@ -13,7 +13,7 @@ import hashlib
 import json
 
 import pytest
-from helpers import make_params
+from helpers import as_settings, make_params
 
 import netzbench.run.plan as plan_module
 
@@ -79,7 +79,7 @@ def _params(overrides: dict) -> dict:
 def _keys(params, cells, data_root) -> dict:
     out = {}
     for task, model, role, model_args in cells:
-        plan = plan_module.plan_cell(task, model, params, role=role, model_args=model_args, data_root=data_root,
+        plan = plan_module.plan_cell(task, model, as_settings(params), role=role, model_args=model_args, data_root=data_root,
                                      quiet=True)
         out[f"{task}/{model}/{role}"] = {"config_hash": plan.record["config_hash"],
                                          "keys": {f"{s}/{c}": k for (s, c), k in sorted(plan.keys.items())},

@@ -31,7 +31,7 @@ import pytest
 from netzbench.run import runtime, warm, wire, worker
 from netzbench.run.execute import train_cell
 
-from helpers import make_params, misbehaving_workdir
+from helpers import as_settings, make_params, misbehaving_workdir
 
 NOBODY = 65534
 needs_root = pytest.mark.skipif(os.getuid() != 0, reason="becoming another user (uid 65534) needs root")
@@ -302,7 +302,7 @@ def test_train_works_whatever_is_planted_at_the_runtime_path(workdir, shared_tmp
         assert os.waitpid(as_nobody(planter), 0)[1] == 0
     monkeypatch.setenv("NETZBENCH_WARM_S", "5")
     p = make_params(seeds=[0], train={"epochs": {"random_tsp": 2}}, exec={"workers": 1})
-    rec = train_cell("random_tsp", "GCN", p, "g.json", progress=False)
+    rec = train_cell("random_tsp", "GCN", as_settings(p), "g.json", progress=False)
     assert _statuses(rec) == {"0": "ok"}
     err = capsys.readouterr().err
     assert f"no warm worker server ({path}" in err and "starting this stage's own workers" in err
@@ -352,7 +352,7 @@ def test_a_runtime_link_another_user_swaps_never_reaches_their_socket(workdir, s
     toggler = as_nobody(toggle)
     try:
         assert _wait(lambda: (evil / f"{fp}.sock").exists() and link.is_symlink(), 10)
-        rec = train_cell("random_tsp", "GCN", p, "g.json", progress=False)
+        rec = train_cell("random_tsp", "GCN", as_settings(p), "g.json", progress=False)
     finally:
         _reap(toggler)
         _reap(server)
@@ -362,7 +362,7 @@ def test_a_runtime_link_another_user_swaps_never_reaches_their_socket(workdir, s
     # and the seeds are what this stage's own workers train
     monkeypatch.setenv("NETZBENCH_WARM_S", "0")
     monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path_factory.mktemp("pool-cache")))
-    pool = train_cell("random_tsp", "GCN", p, "p.json", progress=False)
+    pool = train_cell("random_tsp", "GCN", as_settings(p), "p.json", progress=False)
     assert {s: r["history"] for s, r in rec["seeds"].items()} == {s: r["history"] for s, r in pool["seeds"].items()}
 
 
@@ -379,7 +379,7 @@ def test_a_folder_swapped_mid_stage_is_refused_before_the_next_connection(workdi
     server = as_nobody(_serve_pickles, str(evil / f"{fp}.sock"), str(marker))
     try:
         assert _wait(lambda: (evil / f"{fp}.sock").exists(), 10)
-        rec = train_cell("random_tsp", "sharedlab.extra:SwapsTheRuntimeFolder", p, "s.json", role="candidate",
+        rec = train_cell("random_tsp", "sharedlab.extra:SwapsTheRuntimeFolder", as_settings(p), "s.json", role="candidate",
                          progress=False)
     finally:
         _reap(server)
@@ -451,7 +451,7 @@ def test_the_server_runs_nothing_for_a_process_without_its_secret_or_of_another_
     (tmp_path / "sharedevil" / "__init__.py").write_text("")
     (tmp_path / "sharedevil" / "models.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
     p = make_params(seeds=[0], train={"epochs": {"random_tsp": 2}}, exec={"workers": 1})
-    job = plan_cell("random_tsp", "GCN", p).jobs[0]
+    job = plan_cell("random_tsp", "GCN", as_settings(p)).jobs[0]
     job = replace(job, spec={**job.spec, "model": "sharedevil.models:Payload"}, arithmetic="native", threads=1,
                   sys_path=[str(tmp_path), *job.sys_path]).to_wire()
     sock = warm.ensure_server(30)
@@ -487,7 +487,7 @@ def test_a_job_json_cannot_carry_is_left_to_the_pool(workdir, private_runtime):
     p = make_params(seeds=[0], train={"epochs": {"random_tsp": 2}}, exec={"workers": 1})
     from netzbench.run.plan import plan_cell
 
-    job = plan_cell("random_tsp", "GCN", p).jobs[0]
+    job = plan_cell("random_tsp", "GCN", as_settings(p)).jobs[0]
     job = replace(job, spec={**job.spec, "model_args": {"pair": (1, 2)}})  # as a tuple from the Python API would be
     results = []
     left = warm.run_jobs_warm([job], 1, 5, lambda j, r: results.append(r))
@@ -502,7 +502,7 @@ def test_a_job_the_pool_cannot_pickle_fails_alone(workdir):
 
     p = make_params(seeds=[0, 1], train={"epochs": {"random_tsp": 2}}, exec={"workers": 2})
     configure(p["exec"]["arithmetic"])
-    jobs = plan_cell("random_tsp", "GCN", p).jobs
+    jobs = plan_cell("random_tsp", "GCN", as_settings(p)).jobs
     jobs[0] = replace(jobs[0], model_spec=lambda: None)  # as a notebook's inline factory would be
     results = {}
     pool.run_jobs(jobs, 2, lambda job, result: results.__setitem__(job.spec["seed"], result))
@@ -550,7 +550,7 @@ def test_a_seed_that_swallows_its_alarm_is_killed_and_recorded_as_timed_out(work
     # the imports; 5 s was too little with other training sharing the two cores)
     p = make_params(seeds=[0, 1, 2], train={"epochs": {"random_tsp": 2}}, exec={"workers": 2, "timeout_s": 15})
     t0 = time.monotonic()
-    rec = train_cell("random_tsp", "sharedlab.extra:SwallowsEverything", p, "t.json", role="candidate",
+    rec = train_cell("random_tsp", "sharedlab.extra:SwallowsEverything", as_settings(p), "t.json", role="candidate",
                      progress=False)
     elapsed = time.monotonic() - t0
     assert rec["seeds"]["1"]["status"] == "failed"
@@ -566,7 +566,7 @@ def test_a_seed_that_swallows_its_alarm_is_killed_and_recorded_as_timed_out(work
 def test_except_exception_no_longer_swallows_the_alarm(workdir, private_runtime, monkeypatch, warm_s):
     monkeypatch.setenv("NETZBENCH_WARM_S", warm_s)
     p = make_params(seeds=[1], train={"epochs": {"random_tsp": 2}}, exec={"workers": 1, "timeout_s": 1})
-    rec = train_cell("random_tsp", "sharedlab.extra:SwallowsExceptions", p, "e.json", role="candidate",
+    rec = train_cell("random_tsp", "sharedlab.extra:SwallowsExceptions", as_settings(p), "e.json", role="candidate",
                      progress=False)
     seed = rec["seeds"]["1"]
     assert seed["status"] == "failed" and seed["error"] == "timeout: stopped after exec.timeout_s = 1 s"
@@ -592,9 +592,9 @@ def test_a_nan_timeout_that_got_past_params_fails_the_seed(workdir):
     from netzbench.run.plan import plan_cell
 
     p = make_params(seeds=[0], train={"epochs": {"random_tsp": 2}}, exec={"workers": 1})
-    plan = plan_cell("random_tsp", "GCN", p)
+    plan = plan_cell("random_tsp", "GCN", as_settings(p))
     plan.jobs[0] = replace(plan.jobs[0], timeout_s=math.nan)
-    run_plans([plan], p, progress=False)
+    run_plans([plan], as_settings(p), progress=False)
     result = plan.results[0, 0]
     assert result["status"] == "failed" and "exec.timeout_s must be null (no limit) or a finite number" in result["error"]
 
@@ -630,7 +630,7 @@ def test_warm_children_leave_nothing_in_the_temporary_folder(workdir, private_ru
     monkeypatch.setenv("TMPDIR", str(tmp))  # the server's (and so its children's) temporary folder
     monkeypatch.setenv("NETZBENCH_WARM_S", "5")
     p = make_params(seeds=[0, 1], train={"epochs": {"random_tsp": 2}}, exec={"workers": 2})
-    rec = train_cell("random_tsp", "GCN", p, "g.json", progress=False)
+    rec = train_cell("random_tsp", "GCN", as_settings(p), "g.json", progress=False)
     assert _statuses(rec) == {"0": "ok", "1": "ok"} and warm.servers()
     assert _left_in(tmp) == []
     mine = f"{runtime.SCRATCH_PREFIX}{os.getpid()}-"

@@ -18,6 +18,7 @@ from netzbench.report.stage import write_outputs
 from netzbench.study import strict_place
 
 from site_records import CANDIDATE, DEFAULT_TASKS, KINDS, build_site, parse
+from helpers import as_settings
 
 
 @pytest.fixture(scope="module")
@@ -186,8 +187,8 @@ def test_a_task_page_holds_curves_tests_equivalence_and_the_dataset(built):
 def test_the_other_outputs_do_not_depend_on_the_site(built, tmp_path):
     """Leaving the site out (the strict report does) changes no other output by a byte."""
     root, params, _ = built
-    report = BenchmarkReport.from_runs(root / "metrics/runs", params=params, candidate_dir=root / "metrics/candidate")
-    write_outputs(report, params, report.config.get("candidate"), out_dir=tmp_path,
+    report = BenchmarkReport.from_runs(root / "metrics/runs", params=as_settings(params), candidate_dir=root / "metrics/candidate")
+    write_outputs(report, as_settings(params), report.config.get("candidate"), out_dir=tmp_path,
                   place=lambda rel: None if rel.startswith("reports/site/") else tmp_path / rel)
     ours = {f"{folder}/{rel}" for folder in ("metrics", "reports", "plots") for rel in _files(tmp_path / folder)}
     assert not (tmp_path / SITE).exists() and ours

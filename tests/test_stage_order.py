@@ -6,6 +6,7 @@ from pathlib import Path
 
 from netzbench.run import execute
 from netzbench.run.plan import pool_weights
+from helpers import as_settings
 
 
 def _meta(root, task, epochs, counts):
@@ -42,7 +43,7 @@ def test_the_stage_runs_heavy_tasks_first(tmp_path, monkeypatch):
         (p.record["task"], p.record["model"]) for p in plans))
     params = {"tasks": ["a_small", "b_heavy"], "models": ["GCN", "MLP"], "model": None}
     try:
-        execute._train(["a_small", "b_heavy"], params, lambda t: (tmp_path, tmp_path / f"{t}.json"),
+        execute._train(["a_small", "b_heavy"], as_settings(params), lambda t: (tmp_path, tmp_path / f"{t}.json"),
                        data_root=tmp_path, progress=False, desc="t")
     except SystemExit:
         pass
@@ -77,9 +78,9 @@ def test_cached_roster_records_are_written_before_anything_trains(tmp_path, monk
     monkeypatch.setattr(execute, "_write", lambda path, record: events.append(("write", Path(path).name)))
     params = {"tasks": ["t"], "models": ["GCN", "MLP"], "model": "pkg.mod:Cand", "model_args": {}}
     paths = lambda t: (tmp_path / "runs", tmp_path / f"{t}.json")  # noqa: E731
-    roster = execute.plan_roster(["t"], params, paths, data_root=tmp_path)
+    roster = execute.plan_roster(["t"], as_settings(params), paths, data_root=tmp_path)
     assert events == [("write", "GCN.json")]
-    out = execute._train(["t"], params, paths, data_root=tmp_path, progress=False, desc="t", roster=roster)
+    out = execute._train(["t"], as_settings(params), paths, data_root=tmp_path, progress=False, desc="t", roster=roster)
     assert events == [("write", "GCN.json"), ("train", ["MLP", "pkg.mod:Cand"]), ("write", "MLP.json"),
                       ("write", "t.json")]
     assert list(out["t"]) == ["GCN", "MLP", "candidate"]

@@ -10,7 +10,7 @@ from netzbench.catalog.controls import ControlError, control_arrays, rewire
 from netzbench.graphs.layout import GRAPH, save_arrays, write_meta
 from netzbench.structure_controls import run_controls
 
-from helpers import make_params
+from helpers import as_settings, make_params
 
 
 def _pairs_of(ei):
@@ -76,7 +76,7 @@ def test_structure_helps_where_labels_follow_it_and_not_where_they_follow_the_fe
     _task(tmp_path, "by_structure", structure=True)
     _task(tmp_path, "by_features", structure=False)
     params = make_params(tasks=["karate"], models=["GraphSAGE"], seeds=[0, 1, 2, 3, 4], exec={"workers": 2})
-    result = run_controls(params, ["by_structure", "by_features"], controls=("no_edges", "rewired"),
+    result = run_controls(as_settings(params), ["by_structure", "by_features"], controls=("no_edges", "rewired"),
                           data_root=tmp_path, out=tmp_path / "controls.json", progress=False)
     verdicts = {(r["task"], r["control"]): r for r in result["rows"]}
     assert set(verdicts) == {(t, c) for t in ("by_structure", "by_features") for c in ("no_edges", "rewired")}

@@ -8,7 +8,7 @@ from netzbench.catalog.data import fetch_task
 from netzbench.report.persistence import read as read_form
 from netzbench.study import run_study, task_switches, variants
 
-from helpers import logged, make_params
+from helpers import as_settings, logged, make_params
 
 
 def trained(said: list[str]) -> int:
@@ -27,9 +27,9 @@ def test_study_trains_each_variant_once_and_writes_the_strict_report(tmp_path, m
     params = make_params(tasks=["karate", "random_tsp"], models=["GCN", "GIN"], seeds=[0, 1], protocol="paper",
                          train={"epochs": {"karate": 2, "random_tsp": 2}})
     for task in params["tasks"]:
-        fetch_task(task, params, "data")
+        fetch_task(task, as_settings(params), "data")
     with logged() as said:
-        study = run_study(params, progress=False)
+        study = run_study(as_settings(params), progress=False)
     tsp = study["tasks"]["random_tsp"]
     assert tsp["switches"] == ["link_split", "link_negatives", "link_eval_negatives", "link_metric",
                                "synthetic_graphs"]  # random_tsp has coordinates
@@ -66,7 +66,7 @@ def test_study_trains_each_variant_once_and_writes_the_strict_report(tmp_path, m
     strict_file.write_text(json.dumps(form))
     (tmp_path / "reports/strict/REPORT.md").unlink()
     with logged() as again:
-        run_study(params, progress=False)
+        run_study(as_settings(params), progress=False)
     assert "0 seed run(s) not cached" in again[0] and trained(again) == 0
     md = (tmp_path / "reports/strict/REPORT.md").read_text()
     assert "Adam, full batch for node- and link-level tasks;" in md and "not recorded" not in md
@@ -75,7 +75,7 @@ def test_study_trains_each_variant_once_and_writes_the_strict_report(tmp_path, m
 
 def test_switches_per_task(tmp_path):
     params = make_params(tasks=["karate"], protocol="paper")
-    meta = fetch_task("karate", params, tmp_path)
+    meta = fetch_task("karate", as_settings(params), tmp_path)
     assert task_switches("karate", meta) == []
     featureless = {"family": "link_pred", "split": "random_edge_80_10_10", "counts": {"num_nodes": 5}}
     assert task_switches("euroroad", featureless) == ["link_split", "link_negatives", "link_eval_negatives",
@@ -102,8 +102,8 @@ def test_single_switch_variants_on_fewer_seeds_are_compared_on_those_seeds(tmp_p
     monkeypatch.chdir(tmp_path)
     params = make_params(tasks=["random_tsp"], models=["GCN"], seeds=[0, 1, 2], protocol="paper",
                          train={"epochs": {"random_tsp": 2}})
-    fetch_task("random_tsp", params, "data")
-    study = run_study(params, progress=False, variant_seeds=2)
+    fetch_task("random_tsp", as_settings(params), "data")
+    study = run_study(as_settings(params), progress=False, variant_seeds=2)
     assert study["seeds"] == [0, 1, 2] and study["variant_seeds"] == [0, 1]
     tsp = study["tasks"]["random_tsp"]["variants"]
     assert len(tsp["paper"]["GCN"]) == 3 and len(tsp["strict"]["GCN"]) == 3
@@ -135,7 +135,7 @@ def test_a_stopped_study_continues_where_it_stopped(tmp_path, monkeypatch):
     params = make_params(tasks=["karate", "random_tsp"], models=["GCN"], seeds=[0, 1], protocol="paper",
                          train={"epochs": {"karate": 2, "random_tsp": 2}})
     for task in params["tasks"]:
-        fetch_task(task, params, "data")
+        fetch_task(task, as_settings(params), "data")
     real, calls = study_mod.run_plans, []
 
     def stop_at_third(plans, *a, **k):
@@ -146,7 +146,7 @@ def test_a_stopped_study_continues_where_it_stopped(tmp_path, monkeypatch):
 
     monkeypatch.setattr(study_mod, "run_plans", stop_at_third)
     try:
-        run_study(params, progress=False, tasks=["random_tsp"])
+        run_study(as_settings(params), progress=False, tasks=["random_tsp"])
     except KeyboardInterrupt:
         pass
     assert calls == ["random_tsp paper", "random_tsp strict", "random_tsp link_split=10_10"]
@@ -163,7 +163,7 @@ def test_a_stopped_study_continues_where_it_stopped(tmp_path, monkeypatch):
     monkeypatch.setattr(study_mod, "run_plans", real)
     shutil.rmtree(cache_root())  # what is in the study is never trained again
     with logged() as said:
-        done = run_study(params, progress=False)
+        done = run_study(as_settings(params), progress=False)
     assert done["complete"] and done["remaining"] == {} and done["pending"] == {}
     assert set(done["tasks"]) == {"karate", "random_tsp"}
     assert done["tasks"]["random_tsp"]["variants"]["strict"] == first["pending"]["random_tsp"]["variants"]["strict"]
@@ -175,15 +175,15 @@ def test_a_stopped_study_continues_where_it_stopped(tmp_path, monkeypatch):
     assert "not complete" not in (tmp_path / "reports/strict/REPORT.md").read_text()
 
     with logged() as again:
-        run_study(params, progress=False)
+        run_study(as_settings(params), progress=False)
     assert "0 seed run(s) not cached" in again[0] and trained(again) == 0
     shutil.rmtree(tmp_path / "data" / "karate")  # a fresh checkout: a finished task need not be fetched again
-    kept = run_study(params, progress=False, tasks=["random_tsp"])
+    kept = run_study(as_settings(params), progress=False, tasks=["random_tsp"])
     assert kept["complete"] and kept["remaining"] == {} and set(kept["tasks"]) == {"karate", "random_tsp"}
     other = make_params(tasks=["karate", "random_tsp"], models=["GCN"], seeds=[0, 1, 2], protocol="paper",
                         train={"epochs": {"karate": 2, "random_tsp": 2}})
     with logged() as fresh:
-        run_study(other, progress=False, tasks=["karate"])
+        run_study(as_settings(other), progress=False, tasks=["karate"])
     assert any("written for another seeds" in m for m in fresh)
 
 
@@ -226,8 +226,8 @@ def test_a_strict_report_the_study_did_not_write_is_not_kept(tmp_path, monkeypat
     monkeypatch.chdir(tmp_path)
     params = make_params(tasks=["karate"], models=["GCN"], seeds=[0, 1], protocol="paper",
                          train={"epochs": {"karate": 2}})
-    fetch_task("karate", params, "data")
-    run_study(params, progress=False)
+    fetch_task("karate", as_settings(params), "data")
+    run_study(as_settings(params), progress=False)
     path = tmp_path / "reports/strict/benchmark.json"
     form = read_form(path)
     assert form["config"]["code"]  # written with the study's result code
@@ -235,7 +235,7 @@ def test_a_strict_report_the_study_did_not_write_is_not_kept(tmp_path, monkeypat
     form["config"]["code"] = "another"
     form["histories"]["karate"]["GCN"][0]["test_acc"] = [0.123] * len(fresh)  # what another code had trained
     path.write_text(json.dumps(form))
-    run_study(params, progress=False)
+    run_study(as_settings(params), progress=False)
     assert read_form(path)["histories"]["karate"]["GCN"][0]["test_acc"] == fresh
 
 
@@ -250,13 +250,13 @@ def test_a_resumed_study_in_a_fresh_checkout_waits_for_nothing_it_cannot_have(tm
     params = make_params(tasks=["karate", "board_directors"], models=["GCN"], seeds=[0, 1], protocol="paper",
                          train={"epochs": {"karate": 2}})
     for task in params["tasks"]:
-        fetch_task(task, params, "data")
+        fetch_task(task, as_settings(params), "data")
     assert json.loads((tmp_path / "data/board_directors/meta.json").read_text())["status"] == "unavailable"
-    first = run_study(params, progress=False)
+    first = run_study(as_settings(params), progress=False)
     assert first["complete"] and set(first["tasks"]) == {"karate"}
     shutil.rmtree(tmp_path / "data")  # a fresh checkout: the study is in git, the data is not
-    again = run_study(params, progress=False, tasks=["karate"])
+    again = run_study(as_settings(params), progress=False, tasks=["karate"])
     assert again["complete"] and again["remaining"] == {} and set(again["tasks"]) == {"karate"}
     shutil.rmtree(tmp_path / "data")
-    new = run_study(params, progress=False, tasks=["karate"], afresh=True)
+    new = run_study(as_settings(params), progress=False, tasks=["karate"], afresh=True)
     assert new["remaining"] == {"board_directors": ["(not fetched)"]} and not new["complete"]

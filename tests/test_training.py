@@ -11,7 +11,7 @@ from netzbench.catalog.data import fetch_task
 from netzbench.records import read_record, validate_record
 from netzbench.run.execute import train_cell
 
-from helpers import MISBEHAVING_MODELS, REPO, make_params, write_package
+from helpers import as_settings, MISBEHAVING_MODELS, REPO, make_params, write_package
 
 
 @pytest.fixture
@@ -21,7 +21,7 @@ def workdir(tmp_path, monkeypatch):
 
 
 def _fetch(task, params):
-    fetch_task(task, params, "data")
+    fetch_task(task, as_settings(params), "data")
 
 
 def _histories(record):
@@ -31,11 +31,11 @@ def _histories(record):
 def test_same_seed_same_history_whatever_exec_says(workdir, monkeypatch, tmp_path_factory):
     p1 = make_params(tasks=["karate"], models=["GCN"], seeds=[0, 1, 2], exec={"workers": 1})
     _fetch("karate", p1)
-    r1 = train_cell("karate", "GraphSAGE", p1, "a.json", progress=False)
+    r1 = train_cell("karate", "GraphSAGE", as_settings(p1), "a.json", progress=False)
     # fresh cache, two workers: must train again and give identical histories
     monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path_factory.mktemp("other")))
     p2 = make_params(tasks=["karate"], models=["GCN"], seeds=[0, 1, 2], exec={"workers": 2})
-    r2 = train_cell("karate", "GraphSAGE", p2, "b.json", progress=False)
+    r2 = train_cell("karate", "GraphSAGE", as_settings(p2), "b.json", progress=False)
     assert all(not e.get("cached") for e in r2["seeds"].values())
     assert _histories(r1) == _histories(r2)
     assert r1["seeds"]["0"]["history"] != r1["seeds"]["1"]["history"]  # seeds do differ
@@ -45,28 +45,28 @@ def test_same_seed_same_history_whatever_exec_says(workdir, monkeypatch, tmp_pat
 def test_cache_resumes_adds_seeds_and_never_serves_stale(workdir):
     p = make_params(tasks=["random_tsp"], seeds=[0, 1])
     _fetch("random_tsp", p)
-    first = train_cell("random_tsp", "GCN", p, "r.json", progress=False)
-    again = train_cell("random_tsp", "GCN", p, "r.json", progress=False)
+    first = train_cell("random_tsp", "GCN", as_settings(p), "r.json", progress=False)
+    again = train_cell("random_tsp", "GCN", as_settings(p), "r.json", progress=False)
     assert all(e["cached"] for e in again["seeds"].values())
     assert _histories(first) == _histories(again)
-    more = train_cell("random_tsp", "GCN", make_params(tasks=["random_tsp"], seeds=[0, 1, 2]), "r.json",
+    more = train_cell("random_tsp", "GCN", as_settings(make_params(tasks=["random_tsp"], seeds=[0, 1, 2])), "r.json",
                       progress=False)
     assert [more["seeds"][s].get("cached", False) for s in ("0", "1", "2")] == [True, True, False]
     # a result-changing parameter changes the key: nothing is served from the cache
     changed = make_params(tasks=["random_tsp"], seeds=[0, 1], train={"epochs": {"random_tsp": 4}})
-    other = train_cell("random_tsp", "GCN", changed, "r.json", progress=False)
+    other = train_cell("random_tsp", "GCN", as_settings(changed), "r.json", progress=False)
     assert not any(e.get("cached") for e in other["seeds"].values())
     assert len(other["seeds"]["0"]["epochs"]) == 4
     # exec settings are not part of the result
     faster = make_params(tasks=["random_tsp"], seeds=[0, 1], exec={"workers": 2})
-    assert all(e["cached"] for e in train_cell("random_tsp", "GCN", faster, "r.json",
+    assert all(e["cached"] for e in train_cell("random_tsp", "GCN", as_settings(faster), "r.json",
                                                progress=False)["seeds"].values())
 
 
 def test_record_contents(workdir):
     p = make_params(tasks=["random_tsp"], seeds=[0], train={"eval_every": 2, "epochs": {"random_tsp": 5}})
     _fetch("random_tsp", p)
-    rec = train_cell("random_tsp", "GCN", p, "rec.json", progress=False)
+    rec = train_cell("random_tsp", "GCN", as_settings(p), "rec.json", progress=False)
     on_disk = json.loads((workdir / "rec.json").read_text())
     validate_record(on_disk)
     assert on_disk["headline_metric"] == "test_mrr" and on_disk["direction"] == "higher"  # strict: MRR
@@ -86,7 +86,7 @@ def test_failing_seed_is_recorded_not_raised(workdir):
     write_package(workdir, "badpkg", {"models": MISBEHAVING_MODELS})
     p = make_params(tasks=["random_tsp"], seeds=[0, 1])
     _fetch("random_tsp", p)
-    rec = train_cell("random_tsp", "badpkg.models:Exploding", p, "f.json", role="candidate",
+    rec = train_cell("random_tsp", "badpkg.models:Exploding", as_settings(p), "f.json", role="candidate",
                      progress=False)
     assert rec["status"] == "failed"
     assert all(e["status"] == "failed" and "boom in forward" in e["error"] for e in rec["seeds"].values())
@@ -97,11 +97,11 @@ def test_incompatible_cell_is_decided_without_torch(workdir):
     code = textwrap.dedent(f"""
         import sys, json
         sys.path.insert(0, {str(REPO / 'tests')!r})
-        from helpers import make_params
+        from helpers import make_settings
         from netzbench.catalog.data import fetch_task
         from netzbench.run.execute import train_cell
-        fetch_task("random_tsp", make_params(), "data")
-        rec = train_cell("random_tsp", "GIN", make_params(), "gin.json")
+        fetch_task("random_tsp", make_settings(), "data")
+        rec = train_cell("random_tsp", "GIN", make_settings(), "gin.json")
         print(json.dumps({{"status": rec["status"], "torch": "torch" in sys.modules}}))
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=workdir)
@@ -116,7 +116,7 @@ def test_unavailable_data_gives_unavailable_cell(workdir):
     (workdir / "data" / "cora").mkdir(parents=True)
     (workdir / "data" / "cora" / "meta.json").write_text(json.dumps(
         {"status": "unavailable", "reason": "offline", "task": "cora", "family": "node_cls", "split": "planetoid"}))
-    rec = train_cell("cora", "GCN", make_params(tasks=["cora"]), "u.json")
+    rec = train_cell("cora", "GCN", as_settings(make_params(tasks=["cora"])), "u.json")
     assert rec["status"] == "unavailable" and "offline" in rec["seeds"]["1"]["reason"]
 
 
@@ -147,8 +147,8 @@ def test_kill_minus_nine_loses_no_finished_seed(workdir):
     finished = len(list(cache.root.rglob("*.json")))
     assert 1 <= finished < 6
     assert not (workdir / "metrics/runs/karate/GraphSAGE.json").exists()  # nothing torn was written
-    rec = train_cell("karate", "GraphSAGE", make_params(tasks=["karate"], seeds=list(range(6)),
-                     train={"epochs": {"karate": 400}}, exec={"workers": 2}), "k.json",
+    rec = train_cell("karate", "GraphSAGE", as_settings(make_params(tasks=["karate"], seeds=list(range(6)),
+                     train={"epochs": {"karate": 400}}, exec={"workers": 2})), "k.json",
                      progress=False)
     assert sum(bool(e.get("cached")) for e in rec["seeds"].values()) == finished
     assert rec["status"] == "ok"

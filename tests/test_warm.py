@@ -21,7 +21,7 @@ import pytest
 from netzbench.run import warm, warm_cli, wire
 from netzbench.run.execute import train_cell
 
-from helpers import make_params, misbehaving_workdir
+from helpers import as_settings, make_params, misbehaving_workdir
 
 def _wait(condition, timeout=30.0) -> bool:
     deadline = time.monotonic() + timeout
@@ -76,11 +76,11 @@ def _histories(record: dict) -> dict:
 
 def test_warm_children_train_what_the_pool_trains(workdir, warm_on, tmp_path_factory, monkeypatch):
     p = make_params(seeds=[0, 1, 2], train={"epochs": {"random_tsp": 6}}, exec={"workers": 2})
-    warm_rec = train_cell("random_tsp", "GCN", p, "w.json", progress=False)
+    warm_rec = train_cell("random_tsp", "GCN", as_settings(p), "w.json", progress=False)
     assert warm.servers(), "the cell did not start a warm server"
     monkeypatch.setenv("NETZBENCH_WARM_S", "0")
     monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path_factory.mktemp("pool-cache")))  # train again
-    pool_rec = train_cell("random_tsp", "GCN", p, "p.json", progress=False)
+    pool_rec = train_cell("random_tsp", "GCN", as_settings(p), "p.json", progress=False)
     assert not any(r.get("cached") for r in pool_rec["seeds"].values())
     assert all(r["status"] == "ok" for r in warm_rec["seeds"].values())
     assert _histories(warm_rec) == _histories(pool_rec)
@@ -88,13 +88,13 @@ def test_warm_children_train_what_the_pool_trains(workdir, warm_on, tmp_path_fac
 
 def test_the_next_stage_reuses_the_server_and_another_environment_gets_its_own(workdir, warm_on, monkeypatch):
     p = make_params(seeds=[0], train={"epochs": {"random_tsp": 2}}, exec={"workers": 1})
-    train_cell("random_tsp", "GCN", p, "a.json", progress=False)
+    train_cell("random_tsp", "GCN", as_settings(p), "a.json", progress=False)
     fp = warm.fingerprint()
     first = dict(warm.servers())[fp]
-    train_cell("random_tsp", "GIN", p, "b.json", progress=False)
+    train_cell("random_tsp", "GIN", as_settings(p), "b.json", progress=False)
     assert dict(warm.servers())[fp] == first  # the same server forked GIN's seed
     monkeypatch.setenv("NETZBENCH_SOME_SETTING", "another value")  # a worker would see another environment
-    train_cell("random_tsp", "GraphSAGE", p, "c.json", progress=False)
+    train_cell("random_tsp", "GraphSAGE", as_settings(p), "c.json", progress=False)
     other = warm.fingerprint()
     assert other != fp and dict(warm.servers())[other] != first
 
@@ -112,7 +112,7 @@ def test_a_child_whose_client_is_gone_stops(workdir, warm_on):
     from netzbench.run.plan import plan_cell
 
     p = make_params(seeds=[0], train={"epochs": {"random_tsp": 500}}, exec={"workers": 1})
-    plan = plan_cell("random_tsp", "warmlab.models:SlowEpochs", p, role="candidate")
+    plan = plan_cell("random_tsp", "warmlab.models:SlowEpochs", as_settings(p), role="candidate")
     job = plan.jobs[0]
     configure_arithmetic(p["exec"]["arithmetic"])  # as run_plans does before it asks for a server
     conn, child, _ = warm._open(warm.ensure_server(5))  # connected, secret sent, "started" received
@@ -125,7 +125,7 @@ def test_a_child_whose_client_is_gone_stops(workdir, warm_on):
 
 def test_progress_arrives_from_warm_children(workdir, warm_on, capsys):
     p = make_params(seeds=[0, 1], train={"epochs": {"random_tsp": 3}}, exec={"workers": 2})
-    rec = train_cell("random_tsp", "warmlab.models:SlowEpochs", p, "s.json", role="candidate",
+    rec = train_cell("random_tsp", "warmlab.models:SlowEpochs", as_settings(p), "s.json", role="candidate",
                      progress=True)
     assert {r["status"] for r in rec["seeds"].values()} == {"ok"}
     assert "6/6" in capsys.readouterr().err
@@ -133,7 +133,7 @@ def test_progress_arrives_from_warm_children(workdir, warm_on, capsys):
 
 def test_what_a_seed_prints_reaches_the_stage(workdir, warm_on, capfd):
     p = make_params(seeds=[0], train={"epochs": {"random_tsp": 2}}, exec={"workers": 1})
-    rec = train_cell("random_tsp", "warmlab.models:Chatty", p, "h.json", role="candidate",
+    rec = train_cell("random_tsp", "warmlab.models:Chatty", as_settings(p), "h.json", role="candidate",
                      progress=False)
     assert rec["seeds"]["0"]["status"] == "ok"
     assert "a word from the model" in capfd.readouterr().err
@@ -141,12 +141,12 @@ def test_what_a_seed_prints_reaches_the_stage(workdir, warm_on, capfd):
 
 def test_a_dying_child_is_retried_then_recorded_and_a_timeout_applies(workdir, warm_on):
     p = make_params(seeds=[0, 1, 2], train={"epochs": {"random_tsp": 3}}, exec={"workers": 2})
-    rec = train_cell("random_tsp", "warmlab.models:CrashOnSeedOne", p, "c.json", role="candidate",
+    rec = train_cell("random_tsp", "warmlab.models:CrashOnSeedOne", as_settings(p), "c.json", role="candidate",
                      progress=False)
     assert rec["seeds"]["1"]["status"] == "failed" and "died 3 time(s)" in rec["seeds"]["1"]["error"]
     assert rec["seeds"]["0"]["status"] == rec["seeds"]["2"]["status"] == "ok"
     p = make_params(seeds=[0], train={"epochs": {"random_tsp": 500}}, exec={"workers": 1, "timeout_s": 2})
-    rec = train_cell("random_tsp", "warmlab.models:SlowEpochs", p, "t.json", role="candidate",
+    rec = train_cell("random_tsp", "warmlab.models:SlowEpochs", as_settings(p), "t.json", role="candidate",
                      progress=False)
     assert rec["seeds"]["0"]["status"] == "failed" and "timeout" in rec["seeds"]["0"]["error"]
 
@@ -157,7 +157,7 @@ def test_without_a_server_the_stage_starts_its_own_workers(workdir, warm_on, mon
 
     monkeypatch.setattr(warm, "runtime_dir", refuse)
     p = make_params(seeds=[0], train={"epochs": {"random_tsp": 2}}, exec={"workers": 1})
-    rec = train_cell("random_tsp", "GCN", p, "f.json", progress=False)
+    rec = train_cell("random_tsp", "GCN", as_settings(p), "f.json", progress=False)
     assert rec["seeds"]["0"]["status"] == "ok"
     assert "no warm worker server (no private directory here)" in capsys.readouterr().err
 
@@ -193,15 +193,21 @@ def test_bad_warm_values(value, message):
         make_params(exec={"warm_s": value})
 
 
+def _execution(**values):
+    from helpers import make_settings
+
+    return make_settings(exec=values).execution
+
+
 def test_a_bad_environment_value_is_named(monkeypatch):
     from netzbench.params import ParamsError
 
     monkeypatch.setenv("NETZBENCH_WARM_S", "a while")
     with pytest.raises(ParamsError, match="NETZBENCH_WARM_S"):
-        warm.idle_seconds({"warm_s": 60})
+        warm.idle_seconds(_execution(warm_s=60))
     monkeypatch.delenv("NETZBENCH_WARM_S")
-    assert warm.idle_seconds({"warm_s": 60}) == 60 and warm.idle_seconds({"warm_s": 0}) == 0
-    assert warm.idle_seconds({}) == warm.DEFAULT_IDLE_S  # params without the key
+    assert warm.idle_seconds(_execution(warm_s=60)) == 60 and warm.idle_seconds(_execution(warm_s=0)) == 0
+    assert warm.idle_seconds(_execution()) == warm.DEFAULT_IDLE_S  # params without the key
 
 
 def test_separate_stage_processes_share_one_server(workdir, warm_on):

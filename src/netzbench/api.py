@@ -156,7 +156,7 @@ def _meta(task_dir: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
-def _task_dir(task: Task, seeds: list[int], data_root: Path, params: dict) -> Path:
+def _task_dir(task: Task, seeds: list[int], data_root: Path, settings) -> Path:
     """The processed data of ``task``: the catalogue's ``data_root/<id>`` (fetched when missing),
     or, for a task with its own loader, a folder under the cache written from the loader."""
     from .catalog.data import fetch_task, write_loader_task
@@ -165,7 +165,7 @@ def _task_dir(task: Task, seeds: list[int], data_root: Path, params: dict) -> Pa
     if task.catalog_id is not None:
         task_dir = child(data_root, task.catalog_id)
         if "epochs" not in _meta(task_dir):  # never fetched, or by an older netzbench (no budget recorded)
-            fetch_task(task.catalog_id, params, data_root)
+            fetch_task(task.catalog_id, settings, data_root)
         return task_dir
     out = child(cache_root() / "api-data", task.name)  # replaced as a whole: never a path outside api-data/
     write_loader_task(out, task.name, task.task_type, task.loader, root=data_root / task.name,
@@ -174,11 +174,29 @@ def _task_dir(task: Task, seeds: list[int], data_root: Path, params: dict) -> Pa
     return out
 
 
-#: params.yaml keys -> the run_benchmark argument that sets them (for error messages)
-_ARGUMENTS = {"train.epochs": "epochs", "train.hidden_channels": "hidden_channels", "seeds": "seeds",
-              "train.param_budget": "param_budget", "train.node_split": "node_split", "train.sampling": "sampling",
-              "exec.threads": "threads", "exec.workers": "workers", "exec.executor": "executor",
-              "search": "search", "protocol": "protocol", "train.": "lr", "tasks": "tasks", "models": "models"}
+#: run_benchmark's arguments and the params.yaml key each sets: the API's one table, from which its params
+#: are built and by which an error about a key names the argument (``lr`` sets ``train.<family>``)
+PARAMS_OF = {"tasks": "tasks", "models": "models", "seeds": "seeds", "epochs": "train.epochs",
+             "hidden_channels": "train.hidden_channels", "param_budget": "train.param_budget",
+             "node_split": "train.node_split", "sampling": "train.sampling", "search": "search",
+             "mirror": "data.mirror", "protocol_overrides": "protocol_overrides", "protocol": "protocol",
+             "threads": "exec.threads", "workers": "exec.workers", "executor": "exec.executor",
+             "arithmetic": "exec.arithmetic", "lr": "train."}
+
+
+def _params_of(arguments: dict) -> dict:
+    """The params.yaml document the ``arguments`` (argument name -> value) of run_benchmark make."""
+    out: dict = {}
+    for name, value in arguments.items():
+        *blocks, key = PARAMS_OF[name].split(".")
+        node = out
+        for block in blocks:
+            node = node.setdefault(block, {})
+        if name == "lr":
+            node.update(_optimisers(value))
+        else:
+            node[key] = value
+    return out
 
 
 def _optimisers(lr) -> dict:
@@ -206,7 +224,7 @@ def _validated(params: dict) -> dict:
         return validate(params)
     except ParamsError as exc:
         msg = str(exc).removeprefix("params.yaml: ")
-        arg = next((a for key, a in _ARGUMENTS.items() if f"`{key}" in msg), None)
+        arg = next((a for a, key in PARAMS_OF.items() if f"`{key}" in msg), None)
         raise ParamsError(f"run_benchmark{f' argument `{arg}`' if arg else ''}: {msg}") from None
 
 
@@ -267,40 +285,39 @@ def run_benchmark(category: str | None = None, models: dict | None = None, seeds
             given = t.epochs  # a catalogue task given another budget
         if given is not None:
             overrides[t.name] = given
-    train = {"hidden_channels": hidden_channels, "param_budget": param_budget, "node_split": node_split,
-             "sampling": sampling or {}, "epochs": overrides, **_optimisers(lr)}
     in_memory = any(spec is not None for _, spec in resolved.values())
-    params = _validated(merge(DEFAULTS, {
-        "tasks": [t.name for t in task_list], "models": list(resolved), "seeds": seeds, "train": train,
-        "search": search, "data": {"mirror": mirror}, "protocol": protocol,
-        "protocol_overrides": protocol_overrides or {},
-        "exec": {"threads": threads, "workers": workers, "executor": "inprocess" if in_memory else executor,
-                 "arithmetic": arithmetic}}))
+    params = _validated(merge(DEFAULTS, _params_of({
+        "tasks": [t.name for t in task_list], "models": list(resolved), "seeds": seeds, "epochs": overrides,
+        "hidden_channels": hidden_channels, "param_budget": param_budget, "node_split": node_split,
+        "sampling": sampling or {}, "lr": lr, "search": search, "mirror": mirror, "protocol": protocol,
+        "protocol_overrides": protocol_overrides or {}, "threads": threads, "workers": workers,
+        "executor": "inprocess" if in_memory else executor, "arithmetic": arithmetic})))
     from .run.arithmetic import check, configure
+    from .settings import Settings
 
-    configure(params["exec"]["arithmetic"])
-    if params["exec"]["executor"] == "inprocess":
-        check(params["exec"]["arithmetic"])  # this process trains: its torch must already compute so
+    settings = Settings.from_params(params)  # the API's one reading of its arguments
+    configure(settings.execution.arithmetic)
+    if settings.execution.executor == "inprocess":
+        check(settings.execution.arithmetic)  # this process trains: its torch must already compute so
     data_root = Path(data_root)
     plans = []
     for task in task_list:
-        task_dir = _task_dir(task, seeds, data_root, params)
+        task_dir = _task_dir(task, seeds, data_root, settings)
         for name, (ref, spec) in resolved.items():
-            plan = plan_cell(task.name, ref or name, params, model_args={}, task_dir=task_dir, model_spec=spec,
+            plan = plan_cell(task.name, ref or name, settings, model_args={}, task_dir=task_dir, model_spec=spec,
                              quiet=True)
             if plan.outcome == "incompatible":
                 continue  # an unsupported pair produces no cell
             plan.record["model"] = name
             plans.append(plan)
-    run_plans(plans, params, quiet=True, progress=progress, desc="run_benchmark")
+    run_plans(plans, settings, quiet=True, progress=progress, desc="run_benchmark")
     records: dict[str, dict[str, dict]] = {t.name: {} for t in task_list}
     for plan in plans:
         record = plan.finish().to_dict()
         records[record["task"]][record["model"]] = record
     categories = {t.name: t.category for t in task_list}
-    config = {"tasks": [t.name for t in task_list], "models": list(resolved), "hidden_channels": hidden_channels,
-              "param_budget": param_budget, "node_split": node_split,
-              "protocol": protocol, "protocol_overrides": protocol_overrides or {},
-              "search": search, "source": "run_benchmark"}
+    blocks = settings.to_params()  # the report's config: the settings' blocks, as from_runs records them
+    config = {**{key: blocks[key] for key in ("tasks", "models", "protocol", "protocol_overrides", "train", "search")},
+              "source": "run_benchmark"}
     return report_from_records(BenchmarkReport, records, seeds, config=config, categories=categories,
                                **report_options)

@@ -11,6 +11,7 @@ import json
 import logging
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -19,6 +20,9 @@ from .cli_common import (Commands, UserError, check_device, check_finite, check_
 from .cli_review import compare_cmd, estimate_cmd, export_cmd, exps_cmd, stale_cmd, verify_cmd
 from .console import console
 from .errors import ParamsError, RecordError
+
+if TYPE_CHECKING:  # annotations only: importing settings (and params) here would slow every command's start
+    from .settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -69,18 +73,18 @@ def fetch(tasks: tuple[str, ...], all_tasks: bool, params_path: str, data_root: 
     from .catalog.data import fetch_summary, fetch_task
     from .catalog.fetch import ChecksumMismatch, DatasetUnavailable, UnsafeArchive
 
-    params = checked_params(params_path, import_models=False)
+    settings = checked_params(params_path, import_models=False)
     if all_tasks == bool(tasks):
         raise UserError("name the tasks to fetch, or give --all for every task of params.yaml")
-    for task in tasks or params["tasks"]:
-        check_task_name(params, task)
+    for task in tasks or settings.tasks:
+        check_task_name(task)
     if all_tasks:  # the pipeline's stage: a new candidate's import and the warm server start meanwhile
         from .run.prewarm import spawn
 
-        spawn(params)
-    for task in tasks or params["tasks"]:
+        spawn(settings)
+    for task in tasks or settings.tasks:
         try:
-            meta = fetch_task(task, params, data_root)
+            meta = fetch_task(task, settings, data_root)
         except (DatasetUnavailable, ChecksumMismatch, UnsafeArchive, FileNotFoundError, DatasetError) as exc:
             raise UserError(str(exc)) from None
         except OSError as exc:  # a --data-root that is a file, unwritable, a full disk: named, one line
@@ -129,36 +133,36 @@ def train(task: str | None, model: str | None, all_tasks: bool, params_path: str
 
     ahead: dict = {}
 
-    def before_import(params: dict) -> None:
-        new_candidate = _warm_while_importing(params)
+    def before_import(settings: Settings) -> None:
+        new_candidate = _warm_while_importing(settings)
         if all_tasks and task is None:  # the roster needs no candidate: planned (and its cached records
             # written) while a new candidate's facts are learnt, not after
-            ahead["roster"] = roster_ahead(params["tasks"], params, data_root=data_root)
+            ahead["roster"] = roster_ahead(settings.tasks, settings, data_root=data_root)
             if new_candidate:  # seconds left before the candidate's first seed: the report stage's imports
                 from .run.warm_cli import start_report_in_background
 
-                start_report_in_background(params["exec"])
+                start_report_in_background(settings.execution)
 
-    params = checked_params(params_path, before_import=before_import)
+    settings = checked_params(params_path, before_import=before_import)
     if all_tasks == (task is not None):
         raise UserError("name the task to train, or give --all for every task of params.yaml"
                         if not all_tasks else "give TASK or --all, not both")
     if task is not None:
-        check_task_name(params, task)
-    for name in [task] if task is not None else params["tasks"]:
+        check_task_name(task)
+    for name in [task] if task is not None else settings.tasks:
         check_meta(data_root, name)
-    check_device(params)
+    check_device(settings)
     if model is None:
         if out is not None:
             raise UserError("--out names one cell's record: give TASK and MODEL")
-        if params["model"] is not None:
-            check_model_name(params["model"], params["model_args"] or {})
+        if settings.candidate.model is not None:
+            check_model_name(settings.candidate.model, settings.candidate.arguments())
         try:
             if all_tasks:
-                records = train_tasks(params["tasks"], params, "metrics/runs", "metrics/candidate",
+                records = train_tasks(settings.tasks, settings, "metrics/runs", "metrics/candidate",
                                       data_root=data_root, prune=True, roster=ahead.get("roster"))
             else:
-                records = {task: train_task(task, params, child("metrics/runs", task),
+                records = {task: train_task(task, settings, child("metrics/runs", task),
                                             child("metrics/candidate", f"{task}.json"), data_root=data_root)}
         except (RecordError, FileNotFoundError) as exc:  # a record not written (a full disk); a task not fetched
             raise UserError(str(exc)) from None
@@ -169,23 +173,23 @@ def train(task: str | None, model: str | None, all_tasks: bool, params_path: str
     check_model_name(model)
     out = out or child(child("metrics/runs", task), f"{model}.json")  # checked names; never outside metrics/runs
     try:
-        record = train_cell(task, model, params, out, data_root=data_root)
+        record = train_cell(task, model, settings, out, data_root=data_root)
     except RecordError as exc:  # the record could not be written (a full disk): names it
         raise UserError(str(exc)) from None
     log.info(f"{task}/{model}: {record['status']} -> {out}")
 
 
-def _warm_while_importing(params: dict) -> bool:
+def _warm_while_importing(settings: Settings) -> bool:
     """A candidate ``module:Class`` whose families are not remembered is imported next (torch and PyG:
     seconds) and will most likely train: the warm server starts meanwhile, not after planning. Returns
     whether the candidate is such a one."""
     from .model_facts import remembered
 
-    model = params["model"]
+    model = settings.candidate.model
     if model and ":" in model and not remembered(model):
         from .run.warm import start_in_background
 
-        start_in_background(params["exec"])
+        start_in_background(settings.execution)
         return True
     return False
 
@@ -204,22 +208,21 @@ def candidate(task: str, params_path: str, data_root: str) -> None:
     from .paths import child
     from .records import write_record
     from .run.execute import train_cell
-    from .run.plan import candidate_placeholder
 
-    params = checked_params(params_path)
-    check_task_name(params, task)
+    settings = checked_params(params_path)
+    check_task_name(task)
     out = child("metrics/candidate", f"{task}.json")
-    model, model_args = params["model"], params["model_args"] or {}
-    placeholder = candidate_placeholder(task, params)
+    model, model_args = settings.candidate.model, settings.candidate.arguments()
+    placeholder = settings.candidate_placeholder(task)
     if placeholder is not None:
         write_record(out, placeholder)
         log.info(f"{task}: no candidate model configured (params `model` is null)" if model is None else
                  f"{task}: candidate {model} is in the roster; the report uses its roster cell")
         return
     check_model_name(model, model_args)
-    check_device(params)
+    check_device(settings)
     try:
-        record = train_cell(task, model, params, out, role="candidate", model_args=model_args, data_root=data_root)
+        record = train_cell(task, model, settings, out, role="candidate", model_args=model_args, data_root=data_root)
     except RecordError as exc:  # the record could not be written (a full disk): names it
         raise UserError(str(exc)) from None
     log.info(f"{task}/candidate {record['model']}: {record['status']} -> {out}")
@@ -242,29 +245,29 @@ def sweep(params_path: str, data_root: str, dry_run: bool) -> None:
     """
     from .catalog.data import fetch_task
     from .run.execute import run_plans
-    from .run.plan import pipeline_cells, plan_cell
+    from .run.plan import plan_cell
 
-    params = checked_params(params_path)
-    check_device(params)  # every name in params was checked by checked_params
-    cells = pipeline_cells(params)
+    settings = checked_params(params_path)
+    check_device(settings)  # every name in params was checked by checked_params
+    cells = settings.cells()
     if any(role == "candidate" for _, _, role, _ in cells):
-        check_model_name(params["model"], params["model_args"] or {})
-    for task in params["tasks"]:
+        check_model_name(settings.candidate.model, settings.candidate.arguments())
+    for task in settings.tasks:
         if not (Path(data_root) / task / "meta.json").is_file():
-            fetch_task(task, params, data_root)
-    plans = [plan_cell(t, m, params, role=role, model_args=args, data_root=data_root, quiet=True)
+            fetch_task(task, settings, data_root)
+    plans = [plan_cell(t, m, settings, role=role, model_args=args, data_root=data_root, quiet=True)
              for t, m, role, args in cells]
     stale = [p for p in plans if p.jobs]
     n_cand = max(1, len(plans[0].grid)) if plans else 1
     runs = sum(len(p.jobs) for p in stale)
-    log.info(f"sweep: {len(cells)} cells x {len(params['seeds'])} seeds x {n_cand} candidate(s) = "
-             f"{len(cells) * len(params['seeds']) * n_cand} runs at most; {runs} not cached, in {len(stale)} cell(s); "
-             f"executor: {params['exec'].get('executor', 'local')}")
+    log.info(f"sweep: {len(cells)} cells x {len(settings.seeds)} seeds x {n_cand} candidate(s) = "
+             f"{len(cells) * len(settings.seeds) * n_cand} runs at most; {runs} not cached, in {len(stale)} cell(s); "
+             f"executor: {settings.execution.executor}")
     for p in stale:
         log.info(f"  {p.label}: {len(p.jobs)} run(s)")
     if dry_run or not stale:
         return
-    run_plans(stale, params, desc="sweep")
+    run_plans(stale, settings, desc="sweep")
     failed = sum(1 for p in stale for r in p.results.values() if r.get("status") != "ok")
     log.info(f"sweep done: {runs - failed} run(s) cached, {failed} failed; now `dvc repro` records the cells")
 
@@ -289,12 +292,12 @@ def protocols(params_path: str, data_root: str, variant_seeds: int | None, only:
     """
     from .study import run_study
 
-    params = checked_params(params_path)
-    check_device(params)  # every name in params was checked by checked_params
+    settings = checked_params(params_path)
+    check_device(settings)  # every name in params was checked by checked_params
     for task in only:
-        if task not in params["tasks"]:
+        if task not in settings.tasks:
             raise click.BadParameter(f"{task!r} is not one of params.yaml's tasks", param_hint="--tasks")
-    run_study(params, data_root=data_root, variant_seeds=variant_seeds, tasks=list(only) or None,
+    run_study(settings, data_root=data_root, variant_seeds=variant_seeds, tasks=list(only) or None,
               afresh=afresh)
 
 
@@ -328,14 +331,14 @@ def seeds(target_effect: float | None, looks: str | None, alpha: float | None, p
         except ValueError:
             raise UserError(f"--looks must be comma-separated seed counts, got {looks!r}") from None
     check_finite({"--target-effect": target_effect, "--alpha": alpha})
-    params = checked_params(params_path)
-    check_device(params)
-    plan = params["seed_plan"]
-    counts = counts or plan["looks"]
-    target_effect = plan["target_effect"] if target_effect is None else target_effect
+    settings = checked_params(params_path)
+    check_device(settings)
+    plan = settings.seed_plan
+    counts = counts or list(plan.looks)
+    target_effect = plan.target_effect if target_effect is None else target_effect
     if target_effect is None:
         raise UserError("give --target-effect or set seed_plan.target_effect in params.yaml")
-    run_seed_plan(params, target_effect=target_effect, looks=counts, alpha=plan["alpha"] if alpha is None else alpha,
+    run_seed_plan(settings, target_effect=target_effect, looks=counts, alpha=plan.alpha if alpha is None else alpha,
                   data_root=data_root, out=out)
 
 
@@ -359,19 +362,20 @@ def controls(tasks, only, kinds, budgets, params_path, data_root) -> None:
     from .catalog.controls import ControlError
     from .structure_controls import run_controls
 
-    params = checked_params(params_path)
-    check_device(params)
-    block = params["controls"]
-    tasks = list(tasks) or list(block["tasks"])
+    settings = checked_params(params_path)
+    check_device(settings)
+    block = settings.controls
+    tasks = list(tasks) or list(block.tasks)
     if not tasks:
         raise UserError("give the TASKS to run the structure controls on, or set controls.tasks in params.yaml")
     for task in tasks:
-        check_task_name(params, task)
+        check_task_name(task)
     epochs = epoch_budgets(budgets, tasks)
     for model in only:
         check_model_name(model)
     try:
-        run_controls(params, tasks, list(only) or block["models"], tuple(kinds or block["kinds"]), data_root=data_root,
+        models = list(only) or (list(block.models) if block.models is not None else None)
+        run_controls(settings, tasks, models, tuple(kinds or block.kinds), data_root=data_root,
                      **({"epochs": epochs} if epochs else {}))
     except ControlError as exc:
         raise UserError(str(exc)) from None
@@ -417,21 +421,21 @@ def warm(stop: bool, everywhere: bool) -> None:
 @click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
 def report(params_path: str) -> None:
     """Build the statistical report from the run records of the roster in params.yaml."""
-    from .params import load_params
     from .run.warm_cli import run_report_warm
+    from .settings import Settings
 
     try:  # values only: the report reads run records, never the catalogue
-        params = check_rank_names(load_params(params_path), params_path)
+        settings = check_rank_names(Settings.load(params_path), params_path)
     except ParamsError as exc:
         raise UserError(str(exc)) from None
-    code = run_report_warm(["report", "--params", params_path], params["exec"])  # in a report server's child
+    code = run_report_warm(["report", "--params", params_path], settings.execution)  # in a report server's child
     if code is not None:
         raise SystemExit(code)
     from .report.stage import run_report_stage
 
     unchanged = "nothing was published: the previous report outputs are unchanged"
     try:
-        run_report_stage(params)
+        run_report_stage(settings)
     except RecordError as exc:  # a torn or foreign run record: names the file and the stage to re-run
         raise UserError(f"{exc}; {unchanged}") from None
     except OSError as exc:  # e.g. a full disk while writing (the outputs are renamed into place only at the end)
@@ -457,7 +461,7 @@ def tasks_cmd(as_json: bool, params_path: str) -> None:
 
     epochs = {}
     if Path(params_path).is_file():
-        epochs = checked_params(params_path, import_models=False)["train"]["epochs"]
+        epochs = dict(checked_params(params_path, import_models=False).train.epochs)
     rows = task_rows(epochs)
     if as_json:
         click.echo(json.dumps(rows, indent=2))

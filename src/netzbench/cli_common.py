@@ -6,9 +6,14 @@ problem and the valid choices (exit code 2) before anything is trained.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from .errors import ParamsError
+
+if TYPE_CHECKING:  # annotations only: the commands import what they need when they run
+    from .settings import Settings
 
 
 class UserError(click.ClickException):
@@ -52,11 +57,12 @@ def declared_arithmetic(path: str) -> str:
     return mode if isinstance(mode, str) else DEFAULTS["exec"]["arithmetic"]
 
 
-def checked_params(path: str, *, import_models: bool = True, before_import=None) -> dict:
+def checked_params(path: str, *, import_models: bool = True, before_import=None) -> Settings:
     """``params.yaml`` validated as a whole (values, keys, every name in it), with its custom tasks
-    registered in the catalogue; ``import_models=False`` locates ``module:Class`` models without
-    importing them (and torch). ``before_import(params)`` is called with the checked params just before
-    the models are imported (something to start meanwhile)."""
+    registered in the catalogue, resolved into :class:`~netzbench.settings.Settings` (the command line's
+    one reading of it); ``import_models=False`` locates ``module:Class`` models without importing them
+    (and torch). ``before_import(settings)`` is called with the checked settings just before the models
+    are imported (something to start meanwhile)."""
     from .config import check_names, load_config
 
     from .run.arithmetic import configure
@@ -64,18 +70,18 @@ def checked_params(path: str, *, import_models: bool = True, before_import=None)
     try:
         # before anything imports torch (resolving a model may): this process and its workers inherit it
         configure(declared_arithmetic(path))
-        params = load_config(path)  # every name checked; a module:Class model located, not imported
-        configure(params["exec"]["arithmetic"])
+        settings = load_config(path)  # every name checked; a module:Class model located, not imported
+        configure(settings.execution.arithmetic)
         if import_models:
             if before_import is not None:
-                before_import(params)
-            check_names(params, import_models=True, source=str(path))
-        return params
+                before_import(settings)
+            check_names(settings, import_models=True, source=str(path))
+        return settings
     except ParamsError as exc:
         raise UserError(str(exc)) from None
 
 
-def check_task_name(params: dict, task: str) -> None:
+def check_task_name(task: str) -> None:
     from .catalog.table import UnknownTaskError
     from .config import check_task
     from .params import unsafe_name
@@ -103,16 +109,16 @@ def check_model_name(model: str, model_args: dict | None = None) -> None:
         raise UserError(str(exc)) from None
 
 
-def check_rank_names(params: dict, path: str) -> dict:
-    """``params`` (read without the catalogue, as the report reads them), once a ``report.rank_tasks`` or
+def check_rank_names(settings: Settings, path: str) -> Settings:
+    """``settings`` (read without the catalogue, as the report reads them), once a ``report.rank_tasks`` or
     ``rank_exclude`` name that is not one of ``tasks`` is checked against the catalogue as ``dvc repro``
     checks it (:class:`ParamsError` for a typo)."""
-    named = [*(params["report"].get("rank_tasks") or []), *(params["report"].get("rank_exclude") or [])]
-    if any(t not in params["tasks"] for t in named):
+    named = [*(settings.report.rank_tasks or []), *settings.report.rank_exclude]
+    if any(t not in settings.tasks for t in named):
         from .config import load_config
 
         load_config(path)
-    return params
+    return settings
 
 
 #: what every meta.json fetch writes holds (a torn or hand-cut one lacks some)
@@ -139,10 +145,10 @@ def check_meta(data_root: str, task: str) -> None:
         raise UserError(f"{path} is incomplete (no {', '.join(missing)}); {again}")
 
 
-def check_device(params: dict) -> None:
+def check_device(settings: Settings) -> None:
     """``exec.device: cuda`` on a machine without a CUDA device is a one-line error; CUDA is never initialised
     in this process (its seed workers could not use it after a fork: :mod:`netzbench.run.device`)."""
-    if params["exec"].get("device") == "cuda":
+    if settings.execution.device == "cuda":
         from .run.device import DeviceError, resolve
 
         try:

@@ -35,11 +35,11 @@ def estimate_cmd(tasks, every, params_path, data_root, probe_epochs, max_probe_e
     from .catalog.table import TASKS
     from .run.estimate import estimate_plan, render
 
-    params = checked_params(params_path)
+    settings = checked_params(params_path)
     for task in tasks:
-        check_task_name(params, task)
+        check_task_name(task)
     chosen = sorted(TASKS) if every else list(tasks) or None
-    result = estimate_plan(params, chosen, data_root=data_root, probe_epochs=probe_epochs,
+    result = estimate_plan(settings, chosen, data_root=data_root, probe_epochs=probe_epochs,
                           max_probe_edges=max_probe_edges, afresh=afresh)
     click.echo(json.dumps(result, indent=2) if as_json else render(result))
 

@@ -22,20 +22,21 @@ from .errors import ParamsError
 from .model_facts import model_facts, model_families
 from .models.registry import MODEL_REGISTRY, ModelError, builtin_families
 from .models.roster import BUILTIN_MODELS
-from .params import closest, load_params, undo_hint, validation_is_reported
+from .params import closest, undo_hint, validation_is_reported
 from .paths import repository_on_path
-from .protocol import Protocol
+from .settings import Settings, thaw
 
 
-def configure(params: dict) -> dict:
-    """Register the ``custom_tasks`` of validated ``params`` in the catalogue; return ``params``."""
-    register_custom_tasks(params["custom_tasks"])
-    return params
+def configure(settings: Settings) -> Settings:
+    """Register the ``custom_tasks`` of ``settings`` in the catalogue; return ``settings``."""
+    register_custom_tasks(thaw(settings.custom_tasks))
+    return settings
 
 
-def load_config(path, *, import_models: bool = False) -> dict:
-    """``params.yaml`` loaded, validated, its custom tasks registered and every name in it checked."""
-    return check_names(configure(load_params(path)), import_models=import_models, source=str(path))
+def load_config(path, *, import_models: bool = False) -> Settings:
+    """``params.yaml`` loaded, validated, resolved into :class:`~netzbench.settings.Settings`, its custom
+    tasks registered and every name in it checked."""
+    return check_names(configure(Settings.load(path)), import_models=import_models, source=str(path))
 
 
 def check_task(task_id: str):
@@ -72,19 +73,20 @@ def _model_exists(model: str, import_models: bool) -> None:
                          "or installed?)")
 
 
-def check_names(params: dict, *, import_models: bool = False, source: str = "params.yaml") -> dict:
-    """Raise :class:`ParamsError` for the first unknown name anywhere in validated ``params``; return it."""
+def check_names(settings: Settings, *, import_models: bool = False, source: str = "params.yaml") -> Settings:
+    """Raise :class:`ParamsError` for the first unknown name anywhere in ``settings``; return them."""
     def fail(msg: str):
         raise ParamsError(f"{source}: {msg}{undo_hint(source)}")
 
-    names = [*params["models"], *([params["model"]] if params["model"] else [])]
-    for key, tasks in (("`tasks`", params["tasks"]), ("`controls.tasks`", params["controls"]["tasks"])):
+    model = settings.candidate.model
+    names = [*settings.models, *([model] if model else [])]
+    for key, tasks in (("`tasks`", settings.tasks), ("`controls.tasks`", settings.controls.tasks)):
         for task in tasks:
             try:
                 get_task(task)
             except UnknownTaskError as exc:
                 fail(f"{key}: {exc}")
-    for key, models in (("`models`/`model`", names), ("`controls.models`", params["controls"]["models"] or [])):
+    for key, models in (("`models`/`model`", names), ("`controls.models`", settings.controls.models or [])):
         for model in models:
             try:
                 _model_exists(model, import_models)
@@ -93,33 +95,35 @@ def check_names(params: dict, *, import_models: bool = False, source: str = "par
     catalogue = (sorted(TASKS), "a task of the catalogue or `custom_tasks`")
     # rank_tasks/rank_exclude may name tasks not in `tasks` (narrowing `tasks` needs no edit there), but a
     # name no task has is a typo: both are checked alike, as every key naming a task or model is
-    for key, (known, what) in (("train.model_config", (names, "a model of `models` or `model`")),
-                               ("train.epochs", catalogue), ("report.weights", (params["tasks"], "a task of `tasks`")),
-                               ("report.rank_tasks", catalogue), ("report.rank_exclude", catalogue)):
-        section, name = key.split(".")
-        value = params[section].get(name) or {}
+    for key, value, (known, what) in (
+            ("train.model_config", settings.train.model_config, (names, "a model of `models` or `model`")),
+            ("train.epochs", settings.train.epochs, catalogue),
+            ("report.weights", settings.report.weights, (settings.tasks, "a task of `tasks`")),
+            ("report.rank_tasks", settings.report.rank_tasks, catalogue),
+            ("report.rank_exclude", settings.report.rank_exclude, catalogue)):
+        value = value or {}
         for entry in value:
             if entry not in known:
                 shown = f"`{key}.{entry}`" if isinstance(value, dict) else f"`{key}` entry {entry!r}"
                 fail(f"{shown} is not {what}{closest(entry, known)}")
-    _check_selection(params, fail)
-    return params
+    _check_selection(settings, fail)
+    return settings
 
 
-def _check_selection(params: dict, fail) -> None:
+def _check_selection(settings: Settings, fail) -> None:
     """Refuse what selects on a validation set that is the reported test set (the ``graph_split: 80_20``
     graph tasks, :func:`netzbench.params.validation_is_reported`): ``best_val`` and a search."""
-    switches = Protocol.resolve(params["protocol"], params["protocol_overrides"]).values()
-    tasks = [t for t in params["tasks"] if validation_is_reported(switches, get_task(t).family, get_task(t).split)]
+    switches = settings.protocol.values()
+    tasks = [t for t in settings.tasks if validation_is_reported(switches, get_task(t).family, get_task(t).split)]
     if not tasks:
         return
-    where = (f"under `graph_split: 80_20` (protocol `{params['protocol']}`) the validation set of "
+    where = (f"under `graph_split: 80_20` (protocol `{settings.protocol_name}`) the validation set of "
              f"{', '.join(tasks)} is the reported test set")
-    if params["report"]["epoch_selection"] == "best_val":
+    if settings.report.epoch_selection == "best_val":
         fail(f"`report.epoch_selection: best_val` selects the epoch on the validation set, but {where}, so it "
              "would select on the test set: use `report.epoch_selection: final`, set `protocol_overrides: "
              "{graph_split: 80_10_10}`, or leave those tasks out")
-    if params["search"].get("space"):
+    if settings.search.space:
         fail(f"`search.space` selects hyperparameters on the validation set, but {where}, so the search would "
              "select on the test set: drop `search.space`, set `protocol_overrides: {graph_split: 80_10_10}`, or "
              "leave those tasks out")

@@ -364,21 +364,6 @@ def validate(params: dict) -> dict:
     return params
 
 
-def ranked_tasks(params: dict) -> tuple[list[str] | None, list[str]]:
-    """``(the tasks the across-task statistics rank, or None for all; listed tasks left out)``.
-
-    ``report.rank_tasks`` keeps the listed tasks that are in ``tasks`` (the others are left out,
-    and the report says so: narrowing ``tasks`` needs no edit here); ``report.rank_exclude``
-    ranks every task of ``tasks`` but those.
-    """
-    rep, tasks = params["report"], params["tasks"]
-    if rep.get("rank_tasks") is not None:
-        return [t for t in rep["rank_tasks"] if t in tasks], [t for t in rep["rank_tasks"] if t not in tasks]
-    if rep.get("rank_exclude"):
-        return [t for t in tasks if t not in rep["rank_exclude"]], []
-    return None, []
-
-
 def validation_is_reported(switches: dict, family: str, split: str) -> bool:
     """Whether a task of ``family`` with the task-spec ``split`` reports its validation set under the resolved
     protocol ``switches``: ``graph_split: 80_20`` cuts one 20 % that is both (a dataset's own split is kept),

@@ -20,12 +20,12 @@ from itertools import combinations
 from pathlib import Path
 
 from .catalog.data import fetch_task
-from .params import merge
 from .records import write_json_atomic
 from .report import BenchmarkReport
 from .report.runs import task_finals
 from .run.execute import run_plans
 from .run.plan import plan_cell
+from .settings import Settings
 from .stats import decide, pocock_level
 
 log = logging.getLogger(__name__)
@@ -34,21 +34,21 @@ SEED_PLAN = Path("reports/seed_plan.json")
 SCHEMA = "netzbench.seed_plan/1"
 
 
-def run_seed_plan(params: dict, *, target_effect: float, looks: list[int], alpha: float | None = None,
+def run_seed_plan(settings: Settings, *, target_effect: float, looks: list[int], alpha: float | None = None,
                   data_root: str | Path = "data", out: str | Path | None = SEED_PLAN, progress: bool = True) -> dict:
-    """Run the rounds (module docstring) over ``params``' tasks and roster; return the plan (and write it
+    """Run the rounds (module docstring) over ``settings``' tasks and roster; return the plan (and write it
     to ``out`` unless None)."""
-    alpha = float(alpha if alpha is not None else params["report"]["alpha"])
+    alpha = float(alpha if alpha is not None else settings.report.alpha)
     looks = sorted(int(n) for n in looks)
     level = pocock_level(alpha, looks)
     data_root = Path(data_root)
     comparisons: list[dict] = []
     cells: dict[str, dict[str, int]] = {}
-    for task in params["tasks"]:
+    for task in settings.tasks:
         if not (data_root / task / "meta.json").is_file():
-            fetch_task(task, params, data_root)
-        probe = {m: plan_cell(task, m, merge(params, {"seeds": looks[:1]}), data_root=data_root, quiet=True)
-                 for m in params["models"]}
+            fetch_task(task, settings, data_root)
+        first = settings.replace(seeds=looks[:1])
+        probe = {m: plan_cell(task, m, first, data_root=data_root, quiet=True) for m in settings.models}
         models = [m for m, p in probe.items() if p.outcome is None and not p.record.get("baseline_kind")]
         open_pairs = [tuple(pair) for pair in combinations(models, 2)]
         decided: dict[tuple[str, str], dict] = {}
@@ -58,9 +58,9 @@ def run_seed_plan(params: dict, *, target_effect: float, looks: list[int], alpha
                 break
             seeds = list(range(n))
             need = sorted({m for pair in open_pairs for m in pair}, key=models.index)
-            round_params = merge(params, {"seeds": seeds})
-            plans = {m: plan_cell(task, m, round_params, data_root=data_root, quiet=True) for m in need}
-            run_plans([p for p in plans.values() if p.jobs], round_params, progress=progress,
+            round_settings = settings.replace(seeds=seeds)
+            plans = {m: plan_cell(task, m, round_settings, data_root=data_root, quiet=True) for m in need}
+            run_plans([p for p in plans.values() if p.jobs], round_settings, progress=progress,
                       desc=f"{task} round {k + 1} ({n} seeds)")
             values, info = task_finals(BenchmarkReport, {m: p.finish().to_dict() for m, p in plans.items()}, task, seeds)
             direction = info.direction

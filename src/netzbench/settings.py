@@ -211,6 +211,10 @@ class Candidate:
     model: str | None
     args: Mapping[str, Any]
 
+    def arguments(self) -> dict:
+        """``model_args`` as a plain dict (what the model's constructor and the run record get)."""
+        return thaw(self.args)
+
 
 @dataclass(frozen=True)
 class Settings:

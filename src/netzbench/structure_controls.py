@@ -37,6 +37,7 @@ from .report.degenerate import degenerate as degenerate_cells
 from .report.runs import report_from_records
 from .run.execute import run_plans
 from .run.plan import plan_cell
+from .settings import Settings
 from .stats import paired_power, paired_test, t_interval
 
 log = logging.getLogger(__name__)
@@ -122,29 +123,29 @@ def compare(task: str, model: str, control: str, original: dict, side: dict, alp
             "identical_to": same_as}
 
 
-def run_controls(params: dict, tasks: list[str], models: list[str] | None = None,
+def run_controls(settings: Settings, tasks: list[str], models: list[str] | None = None,
                  controls: tuple[str, ...] = CONTROLS, *, data_root: str | Path = "data",
                  out: str | Path | None = CONTROLS_FILE, progress: bool = True, epochs: dict | None = None) -> dict:
     """Train each model on each task and its controls (cached like any cell) and write the verdicts.
     ``epochs``: a per-task epoch budget (task -> epochs) over ``train.epochs``, for the task and its controls."""
     data_root = Path(data_root)
-    models = list(models or params["models"])
-    seeds = list(params["seeds"])
-    alpha = float(params["report"]["alpha"])
-    if epochs:
-        params = {**params, "train": {**params["train"], "epochs": {**params["train"]["epochs"], **epochs}}}
+    models = list(models or settings.models)
+    seeds = list(settings.seeds)
+    alpha = float(settings.report.alpha)
+    if epochs:  # over train.epochs, for the task and its controls
+        settings = settings.replace(train={"epochs": {**dict(settings.train.epochs), **epochs}})
     rows: list[dict] = []
     for task in tasks:
         if not (data_root / task / "meta.json").is_file():
-            fetch_task(task, params, data_root)
+            fetch_task(task, settings, data_root)
         family = read_meta(data_root / task).get("family")
         if family not in FAMILIES:
             raise ControlError(f"{task}: structure controls are for {', '.join(FAMILIES)} tasks, not {family}")
         dirs = {"original": data_root / task}
         dirs.update({c: write_control(data_root, task, c, seeds) for c in controls})
-        plans = {(c, m): plan_cell(task, m, params, task_dir=d, quiet=True) for c, d in dirs.items() for m in models}
+        plans = {(c, m): plan_cell(task, m, settings, task_dir=d, quiet=True) for c, d in dirs.items() for m in models}
         live = {k: p for k, p in plans.items() if p.outcome is None}
-        run_plans([p for p in live.values() if p.jobs], params, progress=progress, desc=f"{task} controls")
+        run_plans([p for p in live.values() if p.jobs], settings, progress=progress, desc=f"{task} controls")
         reports = {c: report_from_records(BenchmarkReport, {task: {m: live[c, m].finish().to_dict() for m in models
                                                                    if (c, m) in live}}, seeds) for c in dirs}
         sides = {c: side_facts(r, task) for c, r in reports.items()}

@@ -37,12 +37,12 @@ from .catalog.data import fetch_task
 from .catalog.table import get_dataset, get_task
 from .graphs.layout import read_meta
 from .identity import code_version
-from .params import merge
 from .paths import cache_root
 from .protocol import BY_NAME, Protocol
+from .settings import Settings, thaw
 from .records import StagedFiles, write_json_atomic
 from .report import BenchmarkReport
-from .report.options import options_from_params
+from .report.options import options_from_settings
 from .report.reproduction import STUDY_SCHEMA
 from .report.runs import report_from_records
 from .report.stage import write_outputs
@@ -59,7 +59,7 @@ def task_switches(task_id: str, meta: dict, task_dir: str | Path | None = None) 
     """The switches that can move ``task_id`` (given its fetched ``meta``; ``task_dir``, where its data
     is, lets a switch that would change nothing on these data be left out, e.g.
     ``relational_held_out_overlap`` where no training triple restates a held-out one)."""
-    names = list(Protocol.resolve("paper").for_task(meta["family"], relational=meta.get("split") == "relational_canonical"))
+    names = list(Protocol().for_task(meta["family"], relational=meta.get("split") == "relational_canonical"))
     has_features = bool(meta.get("synthetic") or (meta.get("counts") or {}).get("num_features"))
     if has_features and "structural_features" in names:
         names.remove("structural_features")
@@ -100,15 +100,15 @@ def variants(switches: list[str]) -> dict[str, tuple[str, dict]]:
     return out
 
 
-def _data_dir(task_id: str, variant_params: dict, params: dict, data_root: Path) -> Path:
+def _data_dir(task_id: str, variant: Settings, settings: Settings, data_root: Path) -> Path:
     """The main ``data/<task>`` unless the variant generates other instances (``synthetic_graphs``)."""
-    graphs = Protocol.resolve(variant_params["protocol"], variant_params["protocol_overrides"]).synthetic_graphs
-    if graphs == Protocol.resolve(params["protocol"], params["protocol_overrides"]).synthetic_graphs:
+    graphs = variant.protocol.synthetic_graphs
+    if graphs == settings.protocol.synthetic_graphs:
         return data_root / task_id
     root = cache_root() / "study-data" / graphs
     # every time, like the fetch stage: an unchanged task is left as it is in well under a second, and a
     # folder an older netzbench wrote (another task spec) is brought up to date
-    fetch_task(task_id, variant_params, root)
+    fetch_task(task_id, variant, root)
     return root / task_id
 
 
@@ -152,7 +152,7 @@ def _remaining(study: dict, todo: dict[str, list[str]], held: dict | None = None
     study["complete"] = not study["remaining"]
 
 
-def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Path = ".",
+def run_study(settings: Settings, *, data_root: str | Path = "data", out_dir: str | Path = ".",
               progress: bool = True, variant_seeds: int | None = None, tasks: list[str] | None = None,
               afresh: bool = False) -> dict:
     """Train every variant's cells, write the study JSON and the strict report; return the study.
@@ -163,7 +163,7 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
 
     Resumable: a study already at ``out_dir`` for the same result code, seeds and roster is
     continued -- its finished variants are kept (their values are the study's; nothing is
-    retrained) and only the missing ones run. ``tasks`` (default: every task of ``params``) limits
+    retrained) and only the missing ones run. ``tasks`` (default: every task of ``settings``) limits
     this run to some tasks, run in that order. The study is written after every (task, variant); a task enters
     ``tasks`` once all its variants are in (until then it is under ``pending``, which the report
     does not read), ``remaining`` lists what is still to run and ``complete`` says whether anything
@@ -171,23 +171,23 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
     (at the end, and when interrupted). ``afresh``: ignore a previous study.
     """
     data_root, out_dir = Path(data_root), Path(out_dir)
-    seeds = list(params["seeds"])
+    seeds = list(settings.seeds)
     switch_seeds = seeds[:variant_seeds] if variant_seeds else seeds
     header = {"schema": STUDY_SCHEMA, "code": code_version(), "seeds": seeds, "variant_seeds": switch_seeds,
-              "models": list(params["models"]),
-              "base": {"protocol": params["protocol"], "protocol_overrides": params["protocol_overrides"]}}
+              "models": list(settings.models),
+              "base": {"protocol": settings.protocol_name, "protocol_overrides": thaw(settings.protocol_overrides)}}
     previous, strict_form = (None, {}) if afresh else _previous(out_dir, header)
     study = previous or {**header, "tasks": {}}
     study.setdefault("pending", {})
     strict_done = set((strict_form.get("histories") or {}))
-    strict_params = merge(params, {"protocol": "strict", "protocol_overrides": {}})
-    chosen = list(tasks) if tasks else list(params["tasks"])
-    unknown = [t for t in chosen if t not in params["tasks"]]
+    strict_settings = settings.replace(protocol="strict", protocol_overrides={})
+    chosen = list(tasks) if tasks else list(settings.tasks)
+    unknown = [t for t in chosen if t not in settings.tasks]
     if unknown:
-        raise ValueError(f"protocol study: task(s) {unknown} are not in params.yaml's tasks {params['tasks']}")
+        raise ValueError(f"protocol study: task(s) {unknown} are not in params.yaml's tasks {list(settings.tasks)}")
     groups, todo = [], {}
     before = dict(study.get("remaining") or {})  # what the study resumed still lacked
-    for task_id in params["tasks"]:
+    for task_id in settings.tasks:
         if not (data_root / task_id / "meta.json").is_file():
             if task_id not in chosen:  # not asked for: what the study holds of it stays as it is
                 part = study["pending"].get(task_id)
@@ -200,7 +200,7 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
                     if left:
                         todo[task_id] = left
                 continue
-            fetch_task(task_id, params, data_root)
+            fetch_task(task_id, settings, data_root)
         meta = read_meta(data_root / task_id)
         if meta.get("status") != "ok":
             study["tasks"].pop(task_id, None)
@@ -218,16 +218,14 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
         for name, (protocol, overrides) in variants(switches).items():
             if name in entry["variants"] or task_id not in chosen:
                 continue
-            variant_params = merge(params, {"protocol": protocol, "protocol_overrides": overrides})
-            variant_params["protocol_overrides"] = dict(overrides)  # merge keeps params' own overrides otherwise
-            if name not in ("paper", "strict"):
-                variant_params["seeds"] = list(switch_seeds)
-            groups.append((task_id, name, variant_params,
-                           _data_dir(task_id, variant_params, params, data_root)))  # fetched once
+            # the variant's own overrides only (replace sets protocol_overrides as given, never merged)
+            variant = settings.replace(protocol=protocol, protocol_overrides=dict(overrides),
+                                       **({} if name in ("paper", "strict") else {"seeds": list(switch_seeds)}))
+            groups.append((task_id, name, variant, _data_dir(task_id, variant, settings, data_root)))  # fetched once
     groups.sort(key=lambda g: chosen.index(g[0]))  # in the order asked for (stable: variants as listed)
     _promote(study, todo)
     kept = sum(len(e["variants"]) for e in (*study["tasks"].values(), *study["pending"].values()))
-    cells = [plan_cell(g[0], m, g[2], task_dir=g[3], quiet=True) for g in groups for m in params["models"]]
+    cells = [plan_cell(g[0], m, g[2], task_dir=g[3], quiet=True) for g in groups for m in settings.models]
     live = [p for p in cells if p.outcome is None]
     log.info(f"protocol study: {len(live)} cells, {sum(len(p.jobs) for p in live)} seed run(s) not cached"
              + (f"; resuming {out_dir / STUDY_FILE} ({kept} variant(s) kept)" if previous else ""))
@@ -235,12 +233,12 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
     strict_values: dict[str, dict] = {}
     previous_term = _stop_on_terminate()
     try:
-        for task_id, name, variant_params, task_dir in groups:
+        for task_id, name, variant, task_dir in groups:
             # planned again now: an earlier variant may have trained (and cached) some of these seeds
-            plans = {m: plan_cell(task_id, m, variant_params, task_dir=task_dir, quiet=True)
-                     for m in params["models"]}
+            plans = {m: plan_cell(task_id, m, variant, task_dir=task_dir, quiet=True)
+                     for m in settings.models}
             plans = {m: p for m, p in plans.items() if p.outcome is None}
-            run_plans(list(plans.values()), params, progress=progress, desc=f"{task_id} {name}")
+            run_plans(list(plans.values()), settings, progress=progress, desc=f"{task_id} {name}")
             records = {m: p.finish().to_dict() for m, p in plans.items()}
             values = _variant_values(records, task_id, name, seeds if name in ("paper", "strict") else switch_seeds)
             if name == "strict":  # enters the study with the strict report that holds its histories
@@ -260,13 +258,13 @@ def run_study(params: dict, *, data_root: str | Path = "data", out_dir: str | Pa
             with StagedFiles() as out:  # renamed into place when both are written
                 out.write_json(out_dir / STUDY_FILE, study, indent=1)
                 pending = [t for t, names in study["remaining"].items() if "strict" in names]
-                _write_strict_report(strict_records, strict_form, strict_params, out_dir / STRICT_DIR, out, pending)
+                _write_strict_report(strict_records, strict_form, strict_settings, out_dir / STRICT_DIR, out, pending)
     if not groups:
         write_json_atomic(out_dir / STUDY_FILE, study)
         if strict_form.get("histories"):  # nothing to train: the strict report again, with this report code
             with StagedFiles() as out:
                 pending = [t for t, names in study["remaining"].items() if "strict" in names]
-                _write_strict_report({}, strict_form, strict_params, out_dir / STRICT_DIR, out, pending)
+                _write_strict_report({}, strict_form, strict_settings, out_dir / STRICT_DIR, out, pending)
     left = sum(len(v) for v in study["remaining"].values())
     log.info(f"protocol study: {out_dir / STUDY_FILE}, strict report in {out_dir / STRICT_DIR}/"
              + (f"; {left} variant(s) of {len(study['remaining'])} task(s) still to run "
@@ -328,7 +326,7 @@ def strict_place(target: Path):
     return place
 
 
-def _write_strict_report(records: dict, previous: dict, params: dict, target: Path,
+def _write_strict_report(records: dict, previous: dict, settings: Settings, target: Path,
                          staging: StagedFiles, pending: list[str] = ()) -> None:
     """The report stage's outputs for the strict protocol's records, staged under ``target``; the
     tasks of ``previous`` (the strict report's JSON form a resumed study started from) that
@@ -340,18 +338,18 @@ def _write_strict_report(records: dict, previous: dict, params: dict, target: Pa
         for cell in cells.values():  # records written before they carried it; a study resumes on the same
             if cell.get("hyperparameters") and "batch_size" not in cell and family:  # result code only, so
                 cell["batch_size"] = batch_size(family)  # this code's batch size is the one they trained with
-    order = [t for t in params["tasks"] if t in records or t in old or t in pending]
-    options = options_from_params(params, order)
-    rep = params["report"]
-    config = {"tasks": order, "models": list(params["models"]), "protocol": "strict",
-              "protocol_overrides": {}, "train": params["train"], "report": rep, "code": code_version()}
-    fresh = {t: records.get(t) or dict.fromkeys(params["models"]) for t in order if t in records or t not in old}
-    new = report_from_records(BenchmarkReport, fresh, list(params["seeds"]), config=config, **options,
+    order = [t for t in settings.tasks if t in records or t in old or t in pending]
+    options = options_from_settings(settings, order)
+    blocks = settings.to_params()  # the report's config records the blocks as params.yaml holds them
+    config = {"tasks": order, "models": list(settings.models), "protocol": "strict",
+              "protocol_overrides": {}, "train": blocks["train"], "report": blocks["report"], "code": code_version()}
+    fresh = {t: records.get(t) or dict.fromkeys(settings.models) for t in order if t in records or t not in old}
+    new = report_from_records(BenchmarkReport, fresh, list(settings.seeds), config=config, **options,
                               missing_reason=lambda t, m: "the protocol study has not run the strict protocol "
                                                           "on this task yet (`netzbench protocols` continues it)"
                               ).to_dict()
     parts = {key: {t: (new if t in fresh else previous)[key][t] for t in order
                    if t in (new if t in fresh else previous).get(key, {})} for key in ("histories", "cells", "tasks")}
-    report = BenchmarkReport(list(params["seeds"]), parts["histories"], config, tasks=parts["tasks"],
+    report = BenchmarkReport(list(settings.seeds), parts["histories"], config, tasks=parts["tasks"],
                              cells=parts["cells"], **options)
-    write_outputs(report, params, None, staging=staging, place=strict_place(target))
+    write_outputs(report, settings, None, staging=staging, place=strict_place(target))

@@ -29,7 +29,6 @@ from ..graphs.convert import default_split, discarded, to_arrays, to_bundle
 from ..graphs.counts import dropped_record, meta_counts
 from ..graphs.layout import CARD, GENERATOR_VERSION, GRAPH, SEEDS, data_hash, save_arrays, seed_file, write_meta
 from ..paths import cache_root, child, resolve_mirror
-from ..protocol import Protocol
 from .card import current_card
 from .checks import DatasetError, check_arrays, normalise_labels
 from .custom import GENERATOR as CUSTOM_GENERATOR
@@ -125,8 +124,9 @@ class _Unchanged(Exception):
     """The raw files, spec and code are those ``out`` was built from: nothing to process."""
 
 
-def fetch_task(task_id: str, params: dict, data_root: str | os.PathLike = "data") -> dict:
-    """Bring task ``task_id``'s data into ``data_root/<task_id>/``; return its meta.
+def fetch_task(task_id: str, settings, data_root: str | os.PathLike = "data") -> dict:
+    """Bring task ``task_id``'s data into ``data_root/<task_id>/``; return its meta. ``settings``: a
+    :class:`netzbench.settings.Settings` (the layer above the catalogue): its ``protocol`` and ``data``.
 
     With ``data.on_missing: skip`` an unobtainable dataset is recorded as
     ``unavailable`` (and said loudly); with ``fail`` the error propagates.
@@ -152,7 +152,7 @@ def fetch_task(task_id: str, params: dict, data_root: str | os.PathLike = "data"
     previous = _previous_meta(out)
     try:
         with _replacing(out) as tmp:
-            origin, fingerprint = _fill(task, ds, params, out, tmp, meta, previous)
+            origin, fingerprint = _fill(task, ds, settings, out, tmp, meta, previous)
     except _Unchanged as same:
         _log_provenance({"time": time.time(), "task": task_id, "dataset": ds.id, "origin": f"{same.args[0]} "
                          "(unchanged: not processed again)", "status": "ok"})
@@ -217,7 +217,7 @@ def _previous_meta(out: Path) -> dict | None:
     return meta if isinstance(meta, dict) and meta.get("status") == "ok" and (out / GRAPH).is_file() else None
 
 
-def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: dict | None) -> tuple[str, str | None]:
+def _fill(task, ds, settings, out: Path, tmp: Path, meta: dict, previous: dict | None) -> tuple[str, str | None]:
     """Write the task's data into the staging folder ``tmp`` and complete ``meta``; return the origin and
     the fingerprint of a processed download (None otherwise)."""
     task_id = task.id
@@ -245,14 +245,14 @@ def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: di
             log.info(f"{task_id}: {record['notes']['recognised']}")
     elif ds.synthetic:
         gen_params = dict(ds.generator_params)
-        if Protocol.resolve(params["protocol"], params["protocol_overrides"]).synthetic_graphs == "reference":
+        if settings.protocol.synthetic_graphs == "reference":
             gen_params.update(ds.reference_params)
         meta.update(status="ok", synthetic=True, generator=ds.processor_ref,
                     generator_params=gen_params, generator_version=GENERATOR_VERSION)
     else:
         raw_dir, raw_sha, fmt = None, {}, "builtin"
         if ds.needs_download:
-            mirror = resolve_mirror(params["data"].get("mirror"))
+            mirror = resolve_mirror(settings.data.mirror)
             same = previous is not None and all(previous.get(k) == meta.get(k) for k in (*_SPEC_FIELDS, "metric"))
             try:
                 bundle = obtain_raw(ds, mirror, cache_root() / "downloads",
@@ -260,7 +260,7 @@ def _fill(task, ds, params: dict, out: Path, tmp: Path, meta: dict, previous: di
             except DatasetUnavailable as exc:
                 if same:
                     raise _KeepPrevious(str(exc)) from None
-                if params["data"]["on_missing"] == "fail":
+                if settings.data.on_missing == "fail":
                     raise
                 log.warning(f"{task_id} is UNAVAILABLE and will be reported as missing: {exc}")
                 meta.update(status="unavailable", reason=str(exc))

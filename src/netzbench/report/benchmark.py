@@ -488,11 +488,11 @@ class BenchmarkReport:
 
     @classmethod
     def from_runs(cls, runs_dir: str | Path = "metrics/runs", *, tasks: list[str] | None = None,
-                  models: list[str] | None = None, params: dict | str | Path | None = "params.yaml",
+                  models: list[str] | None = None, params: "Settings | str | Path | None" = "params.yaml",
                   candidate_dir: str | Path | None = None, **options) -> "BenchmarkReport":
-        """Build a report from run records. The roster comes from ``params`` unless
-        ``tasks``/``models`` are given; the directory is never scanned for cells.
-        Report options default to ``params['report']`` and may be overridden."""
+        """Build a report from run records. The roster comes from ``params`` (Settings, or a params file's path)
+        unless ``tasks``/``models`` are given; the directory is never scanned for cells.
+        Report options default to its ``report`` block and may be overridden."""
         from .runs import load_from_runs
 
         return load_from_runs(cls, runs_dir, tasks=tasks, models=models, params=params,

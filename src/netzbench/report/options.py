@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..settings import Settings
+
 
 def option(name: str, check: Callable[[Any, str], Any]) -> property:
     """A report option stored as ``_<name>`` and validated by ``check(value, name)`` whenever it is set,
@@ -28,20 +30,16 @@ def one_of(choices: Sequence[str]) -> Callable[[Any, str], Any]:
     return check
 
 
-def options_from_params(params: dict, tasks: Sequence[str] | None = None) -> dict[str, Any]:
-    """The :class:`~netzbench.report.BenchmarkReport` options that ``params['report']`` sets, for a report
-    of ``tasks`` (default ``params['tasks']``; the ranked ones follow ``rank_tasks``/``rank_exclude``).
-    The one place params become report options: the report stage and the protocol study's strict
+def options_from_settings(settings: Settings, tasks: Sequence[str] | None = None) -> dict[str, Any]:
+    """The :class:`~netzbench.report.BenchmarkReport` options that ``settings.report`` sets, for a report
+    of ``tasks`` (default ``settings.tasks``; the ranked ones follow ``rank_tasks``/``rank_exclude``).
+    The one place settings become report options: the report stage and the protocol study's strict
     report read them here."""
-    from ..params import ranked_tasks
-
-    rep = params["report"]
-    out = {"ci_method": rep["ci_method"], "bootstrap_n": rep["bootstrap_n"], "pairwise_method": rep["pairwise_method"],
-           "epoch_selection": rep["epoch_selection"], "alpha": rep["alpha"], "ci": rep["ci"],
-           "posthoc_method": rep.get("posthoc", "nemenyi"), "baseline_mode": rep.get("baselines", "separate")}
-    if rep.get("equivalence_margin") is not None:
-        out["equivalence_margin"] = rep["equivalence_margin"]
-    ranked, _ = ranked_tasks({**params, "tasks": list(params["tasks"] if tasks is None else tasks)})
+    rep = settings.report
+    out = {"ci_method": rep.ci_method, "bootstrap_n": rep.bootstrap_n, "pairwise_method": rep.pairwise_method,
+           "epoch_selection": rep.epoch_selection, "alpha": rep.alpha, "ci": rep.ci,
+           "posthoc_method": rep.posthoc, "baseline_mode": rep.baselines, "equivalence_margin": rep.equivalence_margin}
+    ranked, _ = rep.ranked_tasks(settings.tasks if tasks is None else tasks)
     if ranked is not None:
         out["rank_tasks"] = ranked
     return out

@@ -101,21 +101,21 @@ def read_roster(runs_dir, tasks: list[str], models: list[str], candidate_dir=Non
 def load_from_runs(cls, runs_dir="metrics/runs", *, tasks=None, models=None, params="params.yaml",
                    candidate_dir=None, **options):
     """What :meth:`BenchmarkReport.from_runs` does (see there)."""
-    from ..params import load_params
-    from .options import options_from_params
+    from ..settings import Settings
+    from .options import options_from_settings
 
-    p = None
-    if isinstance(params, dict):
-        p = params
+    settings = None
+    if isinstance(params, Settings):
+        settings = params
     elif params is not None and Path(params).is_file():
-        p = load_params(params)
-    if (tasks is None or models is None) and p is None:
+        settings = Settings.load(params)  # a path: this call is an entry point (the Python API's)
+    if (tasks is None or models is None) and settings is None:
         raise ValueError("from_runs needs the roster: pass tasks= and models=, or a params.yaml")
-    tasks = list(tasks if tasks is not None else p["tasks"])
-    models = list(models if models is not None else p["models"])
-    seeds = list(options.pop("seeds", None) or (p["seeds"] if p else []))
-    if p is not None:
-        options = {**options_from_params(p, tasks), **options}
+    tasks = list(tasks if tasks is not None else settings.tasks)
+    models = list(models if models is not None else settings.models)
+    seeds = list(options.pop("seeds", None) or (settings.seeds if settings else []))
+    if settings is not None:
+        options = {**options_from_settings(settings, tasks), **options}
     records, candidate = read_roster(runs_dir, tasks, models, candidate_dir)
     if not seeds:
         seeds = sorted({int(s) for by_model in records.values() for r in by_model.values() if r for s in r["seeds"]})
@@ -123,7 +123,8 @@ def load_from_runs(cls, runs_dir="metrics/runs", *, tasks=None, models=None, par
     codes = {r.get("code_version") for t in tasks for m in models if (r := records[t].get(m))}
     if len(codes) == 1 and None not in codes:  # the result code the roster trained with (report/publication.py)
         config["code"] = codes.pop()
-    if p is not None:
+    if settings is not None:  # the blocks as params.yaml holds them (benchmark.json's config)
+        p = settings.to_params()
         config.update({"protocol": p["protocol"], "protocol_overrides": p["protocol_overrides"],
                        "train": p["train"], "model": p["model"], "model_args": p["model_args"],
                        "report": p["report"], "data": {"on_missing": p["data"]["on_missing"]}})

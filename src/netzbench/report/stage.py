@@ -45,7 +45,7 @@ the temporaries and leaves every previously published output byte for byte as
 it was. (Under ``dvc repro``, DVC itself deletes these ``cache: false`` outputs
 before the command runs; git keeps their published versions.)
 
-``params['report']`` drives it: ``alpha``, ``ci``, ``ci_method``,
+``settings.report`` (params.yaml's ``report`` block) drives it: ``alpha``, ``ci``, ``ci_method``,
 ``bootstrap_n``, ``pairwise_method``, ``epoch_selection`` (through
 :meth:`BenchmarkReport.from_runs`), ``aggregation`` (the mean ranks of
 ``plots/mean_ranks.*``; the CD diagram and the Friedman test are always the
@@ -74,6 +74,7 @@ from typing import Any
 from ..errors import RecordError
 from ..identity import code_version
 from ..records import StagedFiles
+from ..settings import Settings
 from ..stats import VERDICTS
 from ..stats._common import to_plain
 from . import persistence
@@ -408,7 +409,7 @@ def _plot_links(markdown: str, place: Place, root: Path) -> str:
     return markdown if rel == "../plots" else markdown.replace("](../plots/", f"]({rel}/")
 
 
-def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None,
+def write_outputs(report: BenchmarkReport, settings: Settings, candidate: str | None,
                   out_dir: str | Path = ".", reference: dict | None = None, study: dict | None = None, *,
                   staging: StagedFiles | None = None, place: Place | None = None, controls: dict | None = None,
                   seed_plan: dict | None = None) -> dict:
@@ -421,13 +422,13 @@ def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None,
     """
     root = Path(out_dir)
     place = place or (lambda rel: root / rel)
-    rep_params = params.get("report", {})
-    report.posthoc_method = rep_params.get("posthoc", report.posthoc_method)  # the CD diagram's cliques
-    report.baseline_mode = rep_params.get("baselines", report.baseline_mode)  # are baselines ranked?
+    rep = settings.report
+    report.posthoc_method = rep.posthoc  # the CD diagram's cliques
+    report.baseline_mode = rep.baselines  # are baselines ranked?
     # every statistic computed once: the facts, the figures, the tables and the text share each result
     with computed_once(report), nullcontext(staging) if staging is not None else StagedFiles() as out:
-        facts = collect_facts(report, candidate, list(params["models"]),
-                              aggregation=rep_params.get("aggregation", "uniform"), weights=rep_params.get("weights"),
+        facts = collect_facts(report, candidate, list(settings.models), aggregation=rep.aggregation,
+                              weights=None if rep.weights is None else dict(rep.weights),
                               reference=reference, study=study, controls=controls, seed_plan=seed_plan,
                               code=code_version() if study is not None else None)  # another result code's: stale
         metrics = report_metrics(facts)
@@ -444,7 +445,7 @@ def write_outputs(report: BenchmarkReport, params: dict, candidate: str | None,
             site = place(f"{SITE}/index.html")
             site_files = write_site(facts, out, site.parent) if site is not None else []
             if place("reports/REPORT.md") is not None:
-                out.write_text(place("reports/REPORT.md"), _plot_links(render_markdown(facts, params), place, root))
+                out.write_text(place("reports/REPORT.md"), _plot_links(render_markdown(facts), place, root))
         # leaving the block without an exception renames everything into place (a given staging: its owner)
     if site_files and staging is None:
         prune_stale(site.parent, site_files)
@@ -474,11 +475,11 @@ def read_optional_json(path: Path) -> dict | None:
                           "it") from None
 
 
-def run_report_stage(params: dict, root: str | Path = ".") -> dict:
+def run_report_stage(settings: Settings, root: str | Path = ".") -> dict:
     """What ``netzbench report`` does: read the roster's records under ``root``, write the report there
     (with the reference implementation's cells and the protocol study, where present)."""
     root = Path(root)
-    report = BenchmarkReport.from_runs(root / "metrics/runs", params=params, candidate_dir=root / "metrics/candidate")
+    report = BenchmarkReport.from_runs(root / "metrics/runs", params=settings, candidate_dir=root / "metrics/candidate")
     candidate = report.config.get("candidate")
     from .publication import published_state  # which published artefacts another result code made
 
@@ -487,8 +488,8 @@ def run_report_stage(params: dict, root: str | Path = ".") -> dict:
             log.warning(f"report: the published {s['name']} ({s['path']}) is of result code "
                         f"{(s['recorded'] or 'unrecorded')[:19]}, not this checkout's {s['current'][:8]}: "
                         f"republish it (`{s['remedy']}`, or `make publish`), or mark it (`netzbench stale --mark --docs`)")
-    if candidate is None and params["model"] in params["models"] and not params["model_args"]:
-        candidate = params["model"]  # in_roster: the candidate block uses the roster cells
-    return write_outputs(report, params, candidate, out_dir=root,
+    if candidate is None and settings.candidate.model in settings.models and not settings.candidate.args:
+        candidate = settings.candidate.model  # in_roster: the candidate block uses the roster cells
+    return write_outputs(report, settings, candidate, out_dir=root,
                          reference=read_optional_json(root / REFERENCE_CELLS), study=read_optional_json(root / STUDY),
                          controls=read_optional_json(root / CONTROLS), seed_plan=read_optional_json(root / SEED_PLAN))

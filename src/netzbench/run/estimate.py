@@ -41,9 +41,10 @@ from ..catalog.table import get_dataset, get_task
 from ..graphs.layout import read_meta
 from ..training.planning import sampling_applies
 from ..paths import CACHE_ENV
+from ..settings import Settings
 from .arithmetic import configure as configure_arithmetic
 from .execute import workers
-from .plan import pipeline_cells, plan_cell, pool_weights
+from .plan import plan_cell, pool_weights
 from .probe import probe_jobs, with_epochs, with_sampling
 
 log = logging.getLogger(__name__)
@@ -107,7 +108,7 @@ def _fetched(data_root: Path, task: str) -> dict | None:
     return meta if meta.get("status") == "ok" else None
 
 
-def _task_dirs(task: str, params: dict, data_root: Path, scratch: Path, max_edges: int):
+def _task_dirs(task: str, settings: Settings, data_root: Path, scratch: Path, max_edges: int):
     """``(dirs, basis, full_edges)``: where the task's cells are probed, ``[(task_dir, edges)]`` (one entry:
     probe there; two: extrapolate), and what the figures rest on. None dirs: no data and no size."""
     meta = _fetched(data_root, task)
@@ -197,28 +198,29 @@ def stage_seconds(cells: list[list[float]], workers: int) -> float:
     return max(free)
 
 
-def estimate_plan(params: dict, tasks: list[str] | None = None, *, data_root: str | Path = "data",
+def estimate_plan(settings: Settings, tasks: list[str] | None = None, *, data_root: str | Path = "data",
              probe_epochs: int = 3, max_probe_edges: int = MAX_PROBE_EDGES, timeout_s: float | None = 900,
              machine_gb: float | None = None, afresh: bool = False) -> dict:
-    """The cost of ``dvc repro`` for ``tasks`` (default every task of ``params``) as the module docstring
+    """The cost of ``dvc repro`` for ``tasks`` (default every task of ``settings``) as the module docstring
     describes: ``cells`` (:class:`CellEstimate` as dicts), ``workers``, ``machine_gb``, ``compute_s`` (the
     seeds' seconds summed), ``stages`` (each train stage of the pipeline -- one, ``train``, for every
     task -- and its wall seconds), ``wall_s`` (the stages one after another), ``stage_overhead_s``,
     ``probe_epochs``, ``does_not_fit`` (the cells that cannot run, with the reason). ``afresh``: as if the
     per-seed cache were empty (what a fresh clone pays; to set beside a finished run's times)."""
-    tasks = list(tasks or params["tasks"])
+    tasks = list(tasks or settings.tasks)
     data_root = Path(data_root)
-    if params["exec"].get("timeout_s") is not None:  # a probe runs at most a seed's epochs and two more: a
+    if settings.execution.timeout_s is not None:  # a probe runs at most a seed's epochs and two more: a
         # candidate that hangs is stopped where its seed would be, not after 900 s
-        seed_limit = 2 * float(params["exec"]["timeout_s"])
+        seed_limit = 2 * float(settings.execution.timeout_s)
         timeout_s = seed_limit if timeout_s is None else min(timeout_s, seed_limit)
     # the probes' kernels follow the mode, as the workers' do (a caller other than the command line may
     # not have set it: on a CPU beyond AVX2 a portable probe would then refuse to run)
-    configure_arithmetic(params["exec"].get("arithmetic", "native"))
-    n_workers = workers(params)
+    execution = settings.execution
+    configure_arithmetic(execution.arithmetic)
+    n_workers = workers(execution)
     machine = machine_gb or machine_memory_gb()
-    cap = params["exec"].get("max_rss_gb")
-    overhead = STAGE_OVERHEAD_S["warm" if params["exec"].get("warm_s") else "cold"]
+    cap = execution.max_rss_gb
+    overhead = STAGE_OVERHEAD_S["warm" if execution.warm_s else "cold"]
     seen: set[str] = set()  # a seed key another cell trains first runs once in the stage's pool
     out: list[CellEstimate] = []
     scratch = Path(tempfile.mkdtemp(prefix="netzbench-estimate-"))
@@ -227,14 +229,14 @@ def estimate_plan(params: dict, tasks: list[str] | None = None, *, data_root: st
         os.environ[CACHE_ENV] = str(scratch / "empty-cache")
     try:
         for task in tasks:
-            dirs, basis, full_edges = _task_dirs(task, params, data_root, scratch, max_probe_edges)
-            for t, model, role, args in [c for c in pipeline_cells(params, tasks) if c[0] == task]:
+            dirs, basis, full_edges = _task_dirs(task, settings, data_root, scratch, max_probe_edges)
+            for t, model, role, args in [c for c in settings.cells(tasks) if c[0] == task]:
                 cell = CellEstimate(task=t, model=model, role=role, status="train", basis=basis)
                 out.append(cell)
                 if dirs is None:
                     cell.status, cell.reason = "unavailable", basis
                     continue
-                plans = [plan_cell(t, model, params, role=role, model_args=args, task_dir=d, quiet=True)
+                plans = [plan_cell(t, model, settings, role=role, model_args=args, task_dir=d, quiet=True)
                          for d, _ in dirs]
                 plan = plans[-1]
                 cell.epochs = int(plan.record["hyperparameters"]["epochs"])
@@ -260,7 +262,7 @@ def estimate_plan(params: dict, tasks: list[str] | None = None, *, data_root: st
                 hint = "" if "sampling" not in hp or samples(hp, full_edges or 0) else \
                     ", or train it neighbour-sampled (train.sampling.mode: neighbour)"
                 cell.reason = _fit(peak, concurrent, cap, machine, hint)
-                timeout = params["exec"].get("timeout_s")
+                timeout = execution.timeout_s
                 if cell.reason is None and timeout is not None and seconds > timeout:
                     cell.reason = f"a seed takes about {seconds:.0f} s, over exec.timeout_s = {timeout:g}: raise it"
                 if cell.reason is not None:
@@ -274,7 +276,7 @@ def estimate_plan(params: dict, tasks: list[str] | None = None, *, data_root: st
             os.environ[CACHE_ENV] = saved
         shutil.rmtree(scratch, ignore_errors=True)
     trained = [c for c in out if c.status == "train"]
-    order = {(t, m, role): i for i, (t, m, role, _) in enumerate(pipeline_cells(params, tasks))}
+    order = {(t, m, role): i for i, (t, m, role, _) in enumerate(settings.cells(tasks))}
     weight = pool_weights(tasks, data_root)
     # as the stage hands them out: the heaviest tasks first, the planned order within
     pooled = sorted(trained, key=lambda c: (-weight[c.task], order[c.task, c.model, c.role]))

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..errors import RecordError
 from ..records import check_finite, write_record
+from ..settings import Execution, Settings
 from .arithmetic import configure as configure_arithmetic
 from .cache import SeedCache
 from .job import Job
@@ -26,15 +27,15 @@ EXECUTORS = ("local", "ray", "inprocess")
 log = logging.getLogger(__name__)
 
 
-def workers(params: dict) -> int:
+def workers(execution: Execution) -> int:
     """Number of seed worker processes (``exec.workers``; null = one per core)."""
     import os
 
-    n = params["exec"].get("workers")
+    n = execution.workers
     return int(n) if n else max(1, os.cpu_count() or 1)
 
 
-def run_plans(plans: list[CellPlan], params: dict, *, quiet: bool = False, progress: bool = True,
+def run_plans(plans: list[CellPlan], settings: Settings, *, quiet: bool = False, progress: bool = True,
               desc: str | None = None):
     """Train the jobs of every plan together (one pool, one Ray submission, or in order here);
     cache each result the moment it arrives. ``quiet``: what it says is logged at DEBUG, not INFO."""
@@ -60,9 +61,10 @@ def run_plans(plans: list[CellPlan], params: dict, *, quiet: bool = False, progr
         return
     cache = SeedCache()
     # the workers' kernels follow the mode (the command line set it already; the Python callers may not)
-    configure_arithmetic(params["exec"].get("arithmetic", "native"))
-    n_workers = workers(params)
-    executor = params["exec"].get("executor", "local")
+    execution = settings.execution
+    configure_arithmetic(execution.arithmetic)
+    n_workers = workers(execution)
+    executor = execution.executor
     if len(plans) == 1:
         todo = sorted({j.spec["seed"] for j in jobs})
         where = {"local": f"{min(n_workers, len(jobs))} worker(s)", "ray": "ray", "inprocess": "in-process"}[executor]
@@ -123,7 +125,7 @@ def run_plans(plans: list[CellPlan], params: dict, *, quiet: bool = False, progr
         if executor == "ray":
             from .ray_executor import run_jobs_ray
 
-            run_jobs_ray(batch, params, on_result, report)
+            run_jobs_ray(batch, execution, on_result, report)
         elif executor == "inprocess":
             from .inprocess import run_jobs as run_inprocess
 
@@ -132,7 +134,7 @@ def run_plans(plans: list[CellPlan], params: dict, *, quiet: bool = False, progr
             from .pool import run_jobs
             from .warm import idle_seconds
 
-            run_jobs(batch, n_workers, on_result, report, warm_s=idle_seconds(params["exec"]))
+            run_jobs(batch, n_workers, on_result, report, warm_s=idle_seconds(execution))
 
     try:
         mine, theirs = [], []  # seeds this process trains; seeds another process is training right now
@@ -173,18 +175,16 @@ def _write(out_path: str | Path, record) -> None:
                           "the per-seed cache are reused when the stage runs again") from None
 
 
-def plan_roster(tasks: list[str], params: dict, paths, *, data_root: str | Path = "data") -> list:
+def plan_roster(tasks: list[str], settings: Settings, paths, *, data_root: str | Path = "data") -> list:
     """Plan every roster cell of ``tasks`` and write, where ``paths(task)`` says, the record of each cell
     with nothing to train (every seed cached). Needs no candidate: the train stage runs it while a new
     candidate's facts are learnt (:func:`netzbench.cli_common.checked_params`' ``before_import``), so the
     roster's share of the stage is done before the candidate's seeds start. Returns ``[(cell, plan,
     written)]`` for :func:`_train`."""
-    from .plan import pipeline_cells
-
     out = []
-    for cell in pipeline_cells({**params, "model": None}, tasks):  # the roster's cells only
+    for cell in [c for c in settings.cells(tasks) if c[2] == "roster"]:  # the roster's cells only
         task, model, role, args = cell
-        plan = plan_cell(task, model, params, role=role, model_args=args, data_root=data_root, quiet=True)
+        plan = plan_cell(task, model, settings, role=role, model_args=args, data_root=data_root, quiet=True)
         written = None
         if not plan.jobs:
             written = plan.finish()
@@ -193,7 +193,7 @@ def plan_roster(tasks: list[str], params: dict, paths, *, data_root: str | Path 
     return out
 
 
-def _train(tasks: list[str], params: dict, paths, *, data_root: str | Path, progress: bool,
+def _train(tasks: list[str], settings: Settings, paths, *, data_root: str | Path, progress: bool,
            desc: str, roster: list | None = None) -> dict[str, dict[str, dict]]:
     """Plan every cell of ``tasks`` (each roster model, and the candidate), train the uncached seeds of all
     of them in one :func:`run_plans` call (one pool: a worker takes the next seed of whichever cell when it
@@ -201,18 +201,18 @@ def _train(tasks: list[str], params: dict, paths, *, data_root: str | Path, prog
     record where ``paths(task)`` says: ``(runs_dir, candidate_path)``. Every cell is planned before
     anything trains, so a task without data stops the stage before a seed runs. ``roster``: what
     :func:`plan_roster` returned for the same arguments (planned already; default: planned here)."""
-    from .plan import candidate_placeholder, pipeline_cells, pool_weights
+    from .plan import pool_weights
 
     if roster is None:
-        roster = plan_roster(tasks, params, paths, data_root=data_root)
+        roster = plan_roster(tasks, settings, paths, data_root=data_root)
     planned = list(roster)
-    for cell in pipeline_cells(params, tasks):
+    for cell in settings.cells(tasks):
         task, model, role, args = cell
         if role != "roster":
-            planned.append((cell, plan_cell(task, model, params, role=role, model_args=args,
+            planned.append((cell, plan_cell(task, model, settings, role=role, model_args=args,
                                             data_root=data_root, quiet=True), None))
     weight = pool_weights(tasks, data_root)  # the heaviest tasks' seeds first (stable: plan order within)
-    run_plans(sorted((p for _, p, _ in planned if p.jobs), key=lambda p: -weight[p.record["task"]]), params,
+    run_plans(sorted((p for _, p, _ in planned if p.jobs), key=lambda p: -weight[p.record["task"]]), settings,
               progress=progress, desc=desc)
     out: dict[str, dict[str, dict]] = {task: {} for task in tasks}
     for (task, model, role, _), plan, written in planned:
@@ -227,21 +227,21 @@ def _train(tasks: list[str], params: dict, paths, *, data_root: str | Path, prog
             _write(candidate_path, record)
             out[task]["candidate"] = record.to_dict()
     for task in tasks:
-        placeholder = candidate_placeholder(task, params)
+        placeholder = settings.candidate_placeholder(task)
         if placeholder is not None:
             _write(paths(task)[1], placeholder)
             out[task]["candidate"] = placeholder
     return out
 
 
-def train_task(task_id: str, params: dict, runs_dir: str | Path, candidate_path: str | Path, *,
+def train_task(task_id: str, settings: Settings, runs_dir: str | Path, candidate_path: str | Path, *,
                data_root: str | Path = "data", progress: bool = True) -> dict[str, dict]:
     """Every cell of one task the pipeline trains (each roster model, and the candidate) in one go: the
     uncached seeds of all of them share one pool, then each record is written, ``runs_dir/<model>.json``
     for the roster and ``candidate_path`` for the candidate (a placeholder, ``no_candidate`` or
     ``in_roster``, when there is none to train). Returns the records by model (the candidate under
     ``"candidate"``)."""
-    return _train([task_id], params, lambda _: (runs_dir, candidate_path), data_root=data_root,
+    return _train([task_id], settings, lambda _: (runs_dir, candidate_path), data_root=data_root,
                   progress=progress, desc=task_id)[task_id]
 
 
@@ -251,7 +251,7 @@ def _paths_of(runs_root: str | Path, candidate_dir: str | Path):
     return lambda t: (child(runs_root, t), child(candidate_dir, f"{t}.json"))
 
 
-def train_tasks(tasks: list[str], params: dict, runs_root: str | Path = "metrics/runs",
+def train_tasks(tasks: list[str], settings: Settings, runs_root: str | Path = "metrics/runs",
                 candidate_dir: str | Path = "metrics/candidate", *, data_root: str | Path = "data",
                 progress: bool = True, prune: bool = False, roster: list | None = None) -> dict[str, dict[str, dict]]:
     """:func:`train_task` for every task of ``tasks`` at once (the pipeline's one train stage): the uncached
@@ -262,20 +262,20 @@ def train_tasks(tasks: list[str], params: dict, runs_root: str | Path = "metrics
     :func:`roster_ahead` returned for the same arguments. Returns the records by task, then by model (the
     candidate under ``"candidate"``)."""
     tasks = list(tasks)
-    out = _train(tasks, params, _paths_of(runs_root, candidate_dir), data_root=data_root, progress=progress,
+    out = _train(tasks, settings, _paths_of(runs_root, candidate_dir), data_root=data_root, progress=progress,
                  desc=f"{len(tasks)} task(s)", roster=roster)
     if prune:
-        _prune(Path(runs_root), Path(candidate_dir), tasks, list(params["models"]))
+        _prune(Path(runs_root), Path(candidate_dir), tasks, list(settings.models))
     return out
 
 
-def roster_ahead(tasks: list[str], params: dict, runs_root: str | Path = "metrics/runs",
+def roster_ahead(tasks: list[str], settings: Settings, runs_root: str | Path = "metrics/runs",
                  candidate_dir: str | Path = "metrics/candidate", *, data_root: str | Path = "data") -> list | None:
     """:func:`plan_roster` for :func:`train_tasks`' arguments, as a head start: None where anything fails
     (a task not fetched, a full disk), since :func:`train_tasks` then plans the roster again and reports
     the error where the stage reports errors."""
     try:
-        return plan_roster(list(tasks), params, _paths_of(runs_root, candidate_dir), data_root=data_root)
+        return plan_roster(list(tasks), settings, _paths_of(runs_root, candidate_dir), data_root=data_root)
     except Exception:  # noqa: BLE001 - said by train_tasks, which plans again
         return None
 
@@ -300,13 +300,13 @@ def _prune(runs_root: Path, candidate_dir: Path, tasks: list[str], models: list[
             log.info(f"removed {path}: task {path.stem} is no longer in params.yaml")
 
 
-def train_cell(task_id: str, model: str, params: dict, out_path: str | Path, *, role: str = "roster",
+def train_cell(task_id: str, model: str, settings: Settings, out_path: str | Path, *, role: str = "roster",
                model_args: dict | None = None, data_root: str | Path = "data",
                progress: bool = True) -> dict:
     """Train (or recall) every seed of the cell and write its run record to ``out_path``; returns the
     record as a dict (:meth:`~netzbench.records.RunRecord.to_dict`: what the report reads)."""
-    plan = plan_cell(task_id, model, params, role=role, model_args=model_args, data_root=data_root)
-    run_plans([plan], params, progress=progress)
+    plan = plan_cell(task_id, model, settings, role=role, model_args=model_args, data_root=data_root)
+    run_plans([plan], settings, progress=progress)
     record = plan.finish()
     _write(out_path, record)
     return record.to_dict()

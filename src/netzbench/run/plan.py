@@ -24,8 +24,9 @@ from ..families import headline
 from ..graphs.layout import data_hash, read_meta, seed_data_hash
 from ..identity import code_version, seed_key, task_spec
 from ..model_facts import model_families
-from ..protocol import Protocol, trained
+from ..protocol import trained
 from ..records import SCHEMA_VERSION, RunRecord, cell_status, check_finite, software_versions
+from ..settings import Settings
 from ..training.planning import batch_size
 from ..training.search import select as select_trial
 from ..training.search import trials as search_trials
@@ -36,37 +37,16 @@ from .job import Job
 log = logging.getLogger(__name__)
 
 
-def resolve_epochs(params: dict, task_id: str, meta: dict, task_dir: Path) -> tuple[int, str]:
+def resolve_epochs(settings: Settings, task_id: str, meta: dict, task_dir: Path) -> tuple[int, str]:
     """A task's epochs and where they come from: ``train.epochs.<task>`` (``"params"``), else the
     budget fetch recorded in ``meta.json`` (``"catalogue"``: the catalogue's or ``custom_tasks``')."""
-    override = (params["train"].get("epochs") or {}).get(task_id)
+    override = settings.epochs_override(task_id)
     if override is not None:
-        return int(override), "params"
+        return override, "params"
     if "epochs" not in meta:
         raise ValueError(f"{task_dir / 'meta.json'} has no epoch budget: it was written by an older netzbench; "
                          f"run `netzbench fetch {task_id}` (or `dvc repro`) again, or set `train.epochs.{task_id}`")
     return int(meta["epochs"]), "catalogue"
-
-
-def resolve_hparams(params: dict, family: str, epochs: int, relational: bool = False) -> dict:
-    train = params["train"]
-    hp = {
-        "hidden_channels": int(train["hidden_channels"]),
-        "lr": float(train[family]["lr"]),
-        "weight_decay": float(train[family].get("weight_decay", 0.0)),
-        "epochs": int(epochs),
-        "eval_every": int(train["eval_every"]),
-    }
-    # result identity: both enter the per-seed key and the record through the hyperparameters
-    budget = train.get("param_budget")
-    hp["param_budget"] = None if budget is None else int(budget)  # set: hidden_channels is ignored (per-seed width)
-    if family == "node_cls":  # the split matters to node classification only
-        hp["node_split"] = str(train.get("node_split", "public"))
-    if family in ("node_cls", "link_pred"):  # graph-level tasks batch by graph (a knowledge graph ignores it)
-        hp["sampling"] = {k: (list(v) if isinstance(v, list) else v) for k, v in train["sampling"].items()}
-    if relational:  # knowledge graphs only: how attention layers pass messages over parallel edges
-        hp["parallel_edges"] = str(train.get("parallel_edges", "fused"))
-    return hp
 
 
 def display_name(model: str, model_args: dict | None) -> str:
@@ -143,16 +123,6 @@ def _families(model: str, model_args: dict, model_spec) -> tuple[frozenset, str 
     return model_families(model, model_args)  # a user's module:Class: imported once per version of its source
 
 
-def pipeline_cells(params: dict, tasks: list[str] | None = None) -> list[tuple[str, str, str, dict | None]]:
-    """``(task, model, role, model_args)`` of every cell ``dvc repro`` trains for ``tasks`` (default params'):
-    each task x roster model, and the candidate on every task unless it is a plain roster model."""
-    tasks = list(tasks or params["tasks"])
-    cells = [(t, m, "roster", None) for t in tasks for m in params["models"]]
-    cells += [(t, params["model"], "candidate", params.get("model_args") or {}) for t in tasks
-              if candidate_placeholder(t, params) is None]
-    return cells
-
-
 def pool_weights(tasks: list[str], data_root: str | Path = "data") -> dict[str, float]:
     """A rough size of one seed of each task (epochs x nodes, edges and triples x feature width / 64, from
     ``data/<task>/meta.json``; 0 where it says nothing). The train stage hands the pool the heaviest tasks'
@@ -171,19 +141,7 @@ def pool_weights(tasks: list[str], data_root: str | Path = "data") -> dict[str, 
     return out
 
 
-def candidate_placeholder(task_id: str, params: dict) -> dict | None:
-    """The candidate's record on ``task_id`` where it has none to train: ``no_candidate`` (params ``model``
-    null) or ``in_roster`` (a roster model without ``model_args``: the report uses its roster cell);
-    None where the candidate trains."""
-    model = params.get("model")
-    if model is None:
-        return {"status": "no_candidate", "task": task_id}
-    if model in params["models"] and not params.get("model_args"):
-        return {"status": "in_roster", "task": task_id, "model": model}
-    return None
-
-
-def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", model_args: dict | None = None,
+def plan_cell(task_id: str, model: str, settings: Settings, *, role: str = "roster", model_args: dict | None = None,
               data_root: str | Path = "data", task_dir: str | Path | None = None, model_spec=None,
               quiet: bool = False) -> CellPlan:
     """Resolve a cell: decide it cheaply (incompatible, unavailable), or list its uncached jobs.
@@ -201,14 +159,14 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
                          f"older netzbench; run `netzbench fetch {task_id}` (or `dvc repro`) again")
     spec_of_task = task_spec(meta)
     family = meta["family"]
-    seeds = list(params["seeds"])
-    epochs, epochs_source = resolve_epochs(params, task_id, meta, task_dir)
+    seeds = list(settings.seeds)
+    epochs, epochs_source = resolve_epochs(settings, task_id, meta, task_dir)
     relational = meta.get("split") == "relational_canonical"
-    hp = resolve_hparams(params, family, epochs, relational=relational)
-    switches = Protocol.resolve(params["protocol"], params["protocol_overrides"]).for_task(family, relational=relational)
+    hp = settings.train.hyperparameters(family, epochs, relational=relational)
+    switches = settings.protocol.for_task(family, relational=relational)
     metric, direction = headline(family, switches, meta.get("metric"))  # meta: the dataset's, if not the default
     if role == "roster" and model_args is None:
-        model_args = params["train"]["model_config"].get(model)  # overrides of the reference configuration
+        model_args = settings.model_config(model)  # overrides of the reference configuration
     model_args = dict(model_args or {})
     record = {
         "schema_version": SCHEMA_VERSION,
@@ -226,9 +184,9 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
         "hyperparameters": hp,
         "epochs_source": epochs_source,  # hyperparameters.epochs: a train.epochs override or meta.json's budget
         "batch_size": batch_size(family),  # graphs per step; None: full batch (REPORT.md says which)
-        "protocol": {"name": params["protocol"], "switches": switches},
-        "threads": int(params["exec"]["threads"]),
-        "arithmetic": params["exec"].get("arithmetic", "native"),
+        "protocol": {"name": settings.protocol_name, "switches": switches},
+        "threads": int(settings.execution.threads),
+        "arithmetic": settings.execution.arithmetic,
         "software": software_versions(),
     }
     plan = CellPlan(record, seeds, cacheable=model_spec is None)
@@ -253,27 +211,25 @@ def plan_cell(task_id: str, model: str, params: dict, *, role: str = "roster", m
         plan.decided = {s: {"status": plan.outcome, "reason": plan.reason} for s in seeds}
         return plan
 
-    device = params["exec"].get("device", "cpu")
+    device = settings.execution.device
     if device != "cpu":
         from .device import resolve as resolve_device
 
         device = resolve_device(device)  # results differ across devices: part of the cache key (CUDA left untouched here)
     record["device"] = device
-    plan.grid = search_trials(params.get("search"))
+    plan.grid = search_trials(settings.search.as_dict())
     # a unit of work is (seed, trial); without a search there is one trial: the protocol's hp
     hps = [{**hp, **c} for c in plan.grid] or [hp]
     if plan.grid:
         say(f"{task_id}/{model}: search over {len(plan.grid)} trials per seed: {len(plan.grid)}x the "
             f"training cost of the unsearched protocol ({len(plan.grid) * len(seeds)} runs)")
-        record["search"] = {"space": params["search"]["space"], "method": params["search"].get("method", "grid"),
-                            "n": params["search"].get("n"), "seed": params["search"].get("seed", 0),
-                            "trials": plan.grid,
+        record["search"] = {**settings.search.as_dict(), "trials": plan.grid,
                             "criterion": f"{validation_series(metric)} at the final evaluated epoch"}
     cache = SeedCache() if plan.cacheable else None
     how = {"data_dir": str(task_dir.resolve()), "meta": meta,
            # workers fork from a long-lived server: give them this process's cwd and import path
            "cwd": os.getcwd(), "sys_path": list(sys.path), "threads": record["threads"], "device": device,
-           "timeout_s": params["exec"].get("timeout_s"), "max_rss_gb": params["exec"].get("max_rss_gb"),
+           "timeout_s": settings.execution.timeout_s, "max_rss_gb": settings.execution.max_rss_gb,
            "arithmetic": record["arithmetic"], "model_spec": model_spec}
     seed_data = {s: seed_data_hash(task_dir, s) for s in seeds}
     for s in seeds:

@@ -23,18 +23,20 @@ import os
 import subprocess
 import sys
 
+from ..settings import Settings
 
-def spawn(params: dict) -> bool:
-    """Start the detached process when ``params`` name a ``module:Class`` candidate whose facts are not
+
+def spawn(settings: Settings) -> bool:
+    """Start the detached process when ``settings`` name a ``module:Class`` candidate whose facts are not
     remembered and seeds would run in warm children (the local executor, ``warm_s`` > 0). Returns whether
     it was started."""
     from ..model_facts import remembered
     from .warm import ahead_of_the_pool
 
-    model = params["model"]
+    model = settings.candidate.model
     if not model or ":" not in model or os.name != "posix" or remembered(model):
         return False
-    idle_s = ahead_of_the_pool(params["exec"])  # the environment and import path the pool will ask with
+    idle_s = ahead_of_the_pool(settings.execution)  # the environment and import path the pool will ask with
     if idle_s is None:
         return False
     try:

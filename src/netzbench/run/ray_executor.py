@@ -26,6 +26,7 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+from ..settings import Execution
 from .arithmetic import PORTABLE_ENV
 from .device import CUBLAS_WORKSPACE
 from .job import Job
@@ -42,11 +43,11 @@ def _ray():
     return ray
 
 
-def connect(params: dict):
+def connect(execution: Execution):
     """Connect to the configured cluster (or start a local instance) and return the ray module."""
     ray = _ray()
     if not ray.is_initialized():
-        address = params["exec"].get("ray_address") or os.environ.get("RAY_ADDRESS") or None
+        address = execution.ray_address or os.environ.get("RAY_ADDRESS") or None
         ray.init(address=address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
     return ray
 
@@ -59,14 +60,14 @@ def _remote_run(job: Job, data_bytes: bytes | None) -> dict:
     return run_seed(job)
 
 
-def task_options(job: Job, params: dict) -> dict:
+def task_options(job: Job, execution: Execution) -> dict:
     """The Ray resources and environment of ``job``'s task: its threads as CPUs; on CUDA ``1 / exec.workers``
     of a GPU (several seeds share one) and cuBLAS's deterministic workspace; the portable arithmetic's
     variables, set in the worker before it imports torch."""
     options: dict = {"num_cpus": int(job.threads)}
     env = dict(PORTABLE_ENV) if job.arithmetic == "portable" else {}
     if job.device == "cuda":
-        share = int(params["exec"].get("workers") or 1)
+        share = int(execution.workers or 1)
         options["num_gpus"] = 1.0 / max(1, share)
         env["CUBLAS_WORKSPACE_CONFIG"] = CUBLAS_WORKSPACE
     if env:
@@ -74,9 +75,9 @@ def task_options(job: Job, params: dict) -> dict:
     return options
 
 
-def run_jobs_ray(jobs: list[Job], params: dict, on_result, on_epochs=None) -> None:
+def run_jobs_ray(jobs: list[Job], execution: Execution, on_result, on_epochs=None) -> None:
     """Submit every job at once; call ``on_result(job, result)`` as each one finishes."""
-    ray = connect(params)
+    ray = connect(execution)
     remote = ray.remote(max_calls=1, max_retries=MAX_RETRIES, retry_exceptions=False)(_remote_run)
     shipped: dict[str, object] = {}
     pending = {}
@@ -88,7 +89,7 @@ def run_jobs_ray(jobs: list[Job], params: dict, on_result, on_epochs=None) -> No
             if path not in shipped:
                 shipped[path] = ray.put(Path(path).read_bytes())
             ref = shipped[path]
-        pending[remote.options(**task_options(job, params)).remote(job, ref)] = job
+        pending[remote.options(**task_options(job, execution)).remote(job, ref)] = job
     while pending:
         ready, _ = ray.wait(list(pending), num_returns=1)
         for ref in ready:

@@ -71,6 +71,7 @@ from pathlib import Path
 
 from ..identity import PACKAGE_DIR, source_hash
 from ..params import DEFAULTS, ParamsError
+from ..settings import Execution
 from . import wire
 from .job import Job
 from .runtime import (MAX_SOCKET_PATH, NotPrivate, parent_pid, private_folder, process_argv, process_cwd,
@@ -98,7 +99,7 @@ class WarmUnavailable(RuntimeError):
     """No warm server could be reached or started; the caller uses its own process pool."""
 
 
-def idle_seconds(exec_params: dict) -> float:
+def idle_seconds(execution: Execution) -> float:
     """How long a server stays after its last seed: ``$NETZBENCH_WARM_S``, else ``exec.warm_s``."""
     value = os.environ.get("NETZBENCH_WARM_S")
     if value not in (None, ""):
@@ -109,8 +110,7 @@ def idle_seconds(exec_params: dict) -> float:
             return max(0.0, seconds)
         except ValueError:
             raise ParamsError(f"NETZBENCH_WARM_S must be a number of seconds (0: no warm server), got {value!r}") from None
-    warm = exec_params.get("warm_s", DEFAULT_IDLE_S)
-    return float(warm or 0)
+    return float(execution.warm_s or 0)
 
 
 # -- where and which server ----------------------------------------------------------------------
@@ -217,14 +217,14 @@ def start_server(idle_s: float, *, check: bool = False, learn: str | None = None
         raise WarmUnavailable(f"the warm server did not start within {START_TIMEOUT_S} s")
 
 
-def ahead_of_the_pool(exec_params: dict) -> float | None:
+def ahead_of_the_pool(execution: Execution) -> float | None:
     """``warm_s`` for a server started before the pool asks for one, with the environment and ``sys.path``
     set now as the pool sets them before it asks (the fingerprint must be the one it will ask for);
     None when seeds would not run in warm children (not the local executor, ``warm_s`` 0 or invalid)."""
-    if exec_params.get("executor", "local") != "local":
+    if execution.executor != "local":
         return None
     try:
-        idle_s = idle_seconds(exec_params)
+        idle_s = idle_seconds(execution)
     except ParamsError:
         return None
     if idle_s <= 0:
@@ -242,10 +242,10 @@ def _as_the_pool_asks() -> None:
     repository_on_path()  # importing a module:Class model puts the repository on sys.path: first, here
 
 
-def start_in_background(exec_params: dict, kind: str = "seeds") -> threading.Thread | None:
+def start_in_background(execution: Execution, kind: str = "seeds") -> threading.Thread | None:
     """Start this process's server (``kind``: :func:`start_server`) in a thread while it does something slow;
     not where :func:`ahead_of_the_pool` says no. A failure is said by the pool's own :func:`ensure_server`."""
-    idle_s = ahead_of_the_pool(exec_params)
+    idle_s = ahead_of_the_pool(execution)
     if idle_s is None:
         return None
 

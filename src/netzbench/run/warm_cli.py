@@ -18,6 +18,7 @@ import os
 import sys
 import threading
 
+from ..settings import Execution
 from . import wire
 from .warm import WarmUnavailable, _open, _send_output, _socket, ahead_of_the_pool, start_in_background
 
@@ -27,35 +28,35 @@ log = logging.getLogger(__name__)
 REPORT_SERVER = "netzbench.report_server"
 
 
-def start_report_in_background(exec_params: dict) -> threading.Thread | None:
+def start_report_in_background(execution: Execution) -> threading.Thread | None:
     """Start this checkout's report server (scipy, statsmodels, matplotlib and the report imported, about a
     second) in a thread, for a report stage that follows while this stage waits: the train stage of a new
     candidate, whose seeds wait seconds for the seed server anyway. A failure only means the report stage
     imports them itself."""
-    return start_in_background(exec_params, kind=REPORT_SERVER)
+    return start_in_background(execution, kind=REPORT_SERVER)
 
 
 #: set in a report server's child, which runs the report itself
 IN_SERVER = False
 
 
-def run_report_warm(args: list[str], exec_params: dict) -> int | None:
+def run_report_warm(args: list[str], execution: Execution) -> int | None:
     """Run ``netzbench <args>`` (a ``report`` command line) in a child of this checkout's report server
     when one is running (:func:`start_report_in_background`; never started here), its output on this
     process's stdout and stderr; returns its exit status. None where no server took it (none running, a
     server that left, a folder that is not private): the caller runs the report itself. The server must
     have this process's fingerprint (code, interpreter, import path, working directory, environment), so
     the report it runs is the one this process would write; the environment and ``sys.path`` are set
-    first as the train stage that started it set them (``exec_params``: its arithmetic, :func:`ahead_of_the_pool`)."""
+    first as the train stage that started it set them (``execution``: its arithmetic, :func:`ahead_of_the_pool`)."""
     from .arithmetic import configure
 
     if IN_SERVER:
         return None
     environ, path = dict(os.environ), list(sys.path)
-    configure(exec_params.get("arithmetic", "portable"))  # as the train stage had it (checked_params)
+    configure(execution.arithmetic)  # as the train stage had it (checked_params)
     conn = None
     try:
-        if ahead_of_the_pool(exec_params) is not None:  # else no server would have been started
+        if ahead_of_the_pool(execution) is not None:  # else no server would have been started
             sock = _socket(REPORT_SERVER)
             conn = _open(sock)[0] if sock.exists() else None
     except (WarmUnavailable, OSError, EOFError, wire.ProtocolError):

@@ -47,9 +47,9 @@ from .robustness import robustness
 __all__ = ["render_markdown"]
 
 
-def render_markdown(facts: ReportFacts, params: dict) -> str:
+def render_markdown(facts: ReportFacts) -> str:
     """The whole REPORT.md text (see the module docstring)."""
-    sections = [header(facts), robustness(facts), protocol(facts, params), results_per_task(facts),
+    sections = [header(facts), robustness(facts), protocol(facts), results_per_task(facts),
                 significant_differences(facts), paired_tests(facts), across_tasks(facts), power_floor(facts),
                 equivalence(facts), candidate(facts), missing_cells(facts), compute_cost(facts),
                 paper_comparison(facts), protocol_study(facts), files(), questions(facts)]

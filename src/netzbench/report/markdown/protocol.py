@@ -1,11 +1,11 @@
 """REPORT.md's opening: the title, warnings about tasks without results, and section 1 (protocol).
 
-The values come from the facts and the run's parameters; the wording is ``templates/protocol.md.j2``.
+The values come from the facts (how the cells trained: their run records alone); the wording is ``templates/protocol.md.j2``.
 """
 
 from __future__ import annotations
 
-from ...protocol import Protocol
+from ...protocol import BY_NAME, SWITCHES
 from ..facts import ReportFacts
 from ..figure_files import family_name
 from ..within_task import TEST_NAMES
@@ -48,19 +48,42 @@ def budget_table(report) -> list[str]:
     return render("protocol", "budget_table", models=[label(report, m) for m in report.models], rows=rows)
 
 
-def optimiser_settings(report, train: dict) -> list[str]:
+def optimiser_settings(report) -> list[str]:
     """Per family, the learning rates and weight decays the cells trained with (their run records'
-    hyperparameters; a family none of whose cells has a record falls back to ``train``)."""
+    hyperparameters)."""
     families = []
     for fam in ("node_cls", "graph_cls", "graph_reg", "link_pred"):
         tasks = [t for t in report.tasks if report.task_info[t].family == fam]
         seen = sorted({(hp["lr"], hp.get("weight_decay", 0)) for t in tasks for c in report.cells.get(t, {}).values()
                        if "lr" in (hp := c.get("hyperparameters") or {})})
-        if not seen and tasks and fam in train:
-            seen = [(train[fam]["lr"], train[fam].get("weight_decay", 0))]
         if seen:
             families.append((fam, seen))
     return render("protocol", "optimiser_settings", families=families)
+
+
+def recorded_setup(report) -> dict:
+    """How the cells trained, from their run records alone (REPORT.md's one source for section 1): the
+    widths or parameter budgets, whether node splits were random, the protocol's name and the switches
+    that could move the tasks (each record holds its task's), and those that differ from the preset."""
+    cells = [c for t in report.tasks for c in report.cells.get(t, {}).values() if c.get("hyperparameters")]
+    hps = [c["hyperparameters"] for c in cells]
+
+    def joined(key):
+        values = sorted({hp.get(key) for hp in hps if hp.get(key) is not None})
+        return "/".join(f"{v:,}" if key == "param_budget" else str(v) for v in values) or None
+
+    names = sorted({(c.get("protocol") or {}).get("name") for c in cells} - {None})
+    switches: dict[str, str] = {}
+    for c in cells:
+        switches.update((c.get("protocol") or {}).get("switches") or {})
+    switches = {s.name: switches[s.name] for s in SWITCHES if s.name in switches}
+    preset = names[0] if len(names) == 1 else None
+    return {"trained": bool(cells), "hidden_channels": joined("hidden_channels"), "param_budget": joined("param_budget"),
+            "random_node_split": any(hp.get("node_split") == "random" for hp in hps),
+            "protocol": "/".join(names) or None, "switches": switches,
+            "overrides": {k: v for k, v in switches.items() if preset and v != getattr(BY_NAME[k], preset)},
+            "unavailable": any(c.get("status") == "unavailable" for t in report.tasks
+                               for c in report.cells.get(t, {}).values())}
 
 
 def batch_settings(report) -> dict:
@@ -89,43 +112,42 @@ def batch_settings(report) -> dict:
     return {"full": full, "sampled": sampled, "mini": mini, "unrecorded": unrecorded}
 
 
-def _task_bits(report, overrides: dict) -> list[tuple[str, list[str]]]:
+def _task_bits(report) -> list[tuple[str, list[str]]]:
     """Per task: its category, family and the epochs its cells trained (their records: an override or the
-    task's budget; else the override)."""
+    task's budget)."""
     out = []
     for t in report.tasks:
         info = report.task_info[t]
         bits = [b for b in (info.category, info.family) if b]
         trained = sorted({c["hyperparameters"]["epochs"] for c in report.cells.get(t, {}).values()
                           if (c.get("hyperparameters") or {}).get("epochs")})
-        trained = trained or ([overrides[t]] if t in overrides else [])
         if trained:
             bits.append(f"{'/'.join(map(str, trained))} epochs")
         out.append((t, bits))
     return out
 
 
-def protocol(facts: ReportFacts, params: dict) -> list[str]:
-    """Section 1: tasks, models, seeds, training, epoch selection and the statistics used (from ``params``)."""
+def protocol(facts: ReportFacts) -> list[str]:
+    """Section 1: tasks, models, seeds, training, epoch selection and the statistics used: how the cells
+    trained from their run records (:func:`recorded_setup`), how they are analysed from the report."""
     report, candidate = facts.report, facts.candidate
-    train = params.get("train", {})
+    setup = recorded_setup(report)
     shown_as = label(report, candidate) if candidate else None
     return render(
-        "protocol", "protocol", n_total=len(report.tasks), tasks=_task_bits(report, train.get("epochs") or {}),
-        datasets=dataset_table(report), roster=list(params.get("models", report.models)), candidate=candidate,
+        "protocol", "protocol", n_total=len(report.tasks), tasks=_task_bits(report),
+        datasets=dataset_table(report), roster=list(report.models), candidate=candidate,
         candidate_label=shown_as if shown_as != candidate else None,
         baselines=[m for m in report.models if m in facts.baseline_kinds], baseline_mode=report.baseline_mode,
-        seeds=report.seeds, train=bool(train), param_budget=train.get("param_budget"),
-        hidden_channels=train.get("hidden_channels"),
-        optimiser=optimiser_settings(report, train) if train else [], batches=batch_settings(report),
-        budget=budget_table(report) if train.get("param_budget") else [],
-        random_node_split=train.get("node_split") == "random", protocol=params.get("protocol"),
-        overrides=params.get("protocol_overrides") or {},
-        switches=Protocol.resolve(params["protocol"], params.get("protocol_overrides")).values() if params.get("protocol") else {},
+        seeds=report.seeds, train=setup["trained"], param_budget=setup["param_budget"],
+        hidden_channels=setup["hidden_channels"],
+        optimiser=optimiser_settings(report), batches=batch_settings(report),
+        budget=budget_table(report) if setup["param_budget"] else [],
+        random_node_split=setup["random_node_split"], protocol=setup["protocol"],
+        overrides=setup["overrides"], switches=setup["switches"],
         epoch_selection=report.epoch_selection,
         unsupported=[(r["task"], r["reason"]) for r in report.epoch_selection_support()
                      if not r["best_val_possible"] and r["n_runs"]],
         ci_name=interval_name(report), pw_name=TEST_NAMES[report.pairwise_method], alpha=report.alpha,
         aggregation=facts.aggregation, margin=report.equivalence_margin,
-        on_missing_skip=(params.get("data") or {}).get("on_missing") == "skip",
+        on_missing_skip=setup["unavailable"],
         link=any(i.family == "link_pred" for i in report.task_info.values()))
