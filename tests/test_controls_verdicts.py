@@ -20,7 +20,6 @@ from netzbench.report.facts import collect_facts
 from netzbench.report.markdown import render_markdown
 from netzbench.structure_controls import CANNOT_TELL, compare, describe_row, identical_to, side_facts
 
-from helpers import make_params
 
 SEEDS = [0, 1, 2]
 NODE_AUC = {"metric": "test_auc", "direction": "higher", "family": "node_cls", "category": "social"}
@@ -184,7 +183,7 @@ def test_the_report_shows_the_constant_predictor_and_what_leaves_a_verdict_open(
              "control_flags": {"collapsed": "test predictions constant"}, "original_converged": False,
              "control_converged": True, "identical_to": "rewired"}]
     facts = collect_facts(report, None, ["GCN"], controls={"seeds": SEEDS, "rows": rows})
-    md = render_markdown(facts, make_params(tasks=["cora"], models=["GCN"]))
+    md = render_markdown(facts)
     assert ("| `cora` | GCN | no edges | 0.8027 | 0.8000 | 0.8000 | +0.0027 [−0.0008, +0.0062] | cannot tell: "
             "collapsed (the control); identical to rewired on every seed; not converged (original: validation "
             "still rising at the last epoch) |") in md
@@ -198,7 +197,7 @@ def test_the_report_lists_cells_still_learning_at_the_last_epoch():
         "cora": {"metric": "test_acc", "direction": "higher", "family": "node_cls", "category": "social"}})
     facts = collect_facts(report, None, ["GCN", "MLP"])
     assert [(r["model"], r["n_rising"]) for r in facts.not_converged] == [("GCN", 3)]
-    md = render_markdown(facts, make_params(tasks=["cora"], models=["GCN", "MLP"]))
+    md = render_markdown(facts)
     assert "Cells still learning at the last epoch" in md
     assert "- `cora` GCN: not converged: val_acc still rising over the last 10% of the epochs in 3 of 3 seeds" in md
     assert "`cora` MLP: not converged" not in md

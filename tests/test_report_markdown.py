@@ -160,7 +160,7 @@ def test_the_compute_cost_section_names_the_cells_trained_on_a_gpu(rendered):
     report.cells["euroroad"]["GAT"] = {"status": "ok", "seeds": {"0": {**on_gpu, "gpu": "NVIDIA A100"},
                                                                  "1": {"status": "ok", "seconds": 1.0}}}
     assert gpu_cells(report.cells) == {"NVIDIA A100": [("euroroad", "GAT")], "NVIDIA H200": [("cora", "GCN")]}
-    text = render_markdown(collect_facts(report, "GCN", MODELS), PARAMS)
+    text = render_markdown(collect_facts(report, "GCN", MODELS))
     section = text.split("## 10. Compute cost", 1)[1].split("\n## ", 1)[0]
     assert "Trained on a GPU" in section
     assert "- NVIDIA H200: 1 cell(s): `cora`/GCN" in section and "- NVIDIA A100: 1 cell(s): `euroroad`/GAT" in section
