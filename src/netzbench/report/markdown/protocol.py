@@ -70,7 +70,7 @@ def recorded_setup(report) -> dict:
 
     def joined(key):
         values = sorted({hp.get(key) for hp in hps if hp.get(key) is not None})
-        return "/".join(f"{v:,}" if key == "param_budget" else str(v) for v in values) or None
+        return "/".join(map(str, values)) or None
 
     names = sorted({(c.get("protocol") or {}).get("name") for c in cells} - {None})
     switches: dict[str, str] = {}
