@@ -166,3 +166,23 @@ def test_the_compute_cost_section_names_the_cells_trained_on_a_gpu(rendered):
     assert "- NVIDIA H200: 1 cell(s): `cora`/GCN" in section and "- NVIDIA A100: 1 cell(s): `euroroad`/GAT" in section
     assert not _leftovers(section)
     assert "GPU" not in rendered.split("## 10. Compute cost", 1)[1].split("\n## ", 1)[0]
+
+
+def test_section_one_says_how_the_cells_trained_from_their_run_records_alone():
+    """REPORT.md section 1 takes the training and the protocol from the cells' run records (no params.yaml
+    enters the report's markdown): the widths, the node split, the protocol and its overridden switches."""
+    from netzbench.report.markdown.protocol import protocol
+
+    report = _report(_final())
+    for t, (family, _, _) in DESIGN.items():
+        for m in ("GCN", "GAT"):
+            hp = {"hidden_channels": 32, "lr": 0.01, "weight_decay": 0.0, "epochs": 5,
+                  **({"node_split": "random"} if family == "node_cls" else {})}
+            switches = {} if family == "node_cls" else {"link_split": "10_10", "link_negatives": "fixed"}
+            report.cells.setdefault(t, {})[m] = {"status": "ok", "hyperparameters": hp,
+                                                 "protocol": {"name": "paper", "switches": switches}}
+    text = "\n".join(protocol(collect_facts(report, "GCN", MODELS)))
+    assert "hidden channels 32" in text and "5 epochs" in text and "**Node splits**: random per seed" in text
+    assert "`paper`" in text and "overridden: `link_split: 10_10`" in text  # link_negatives: fixed is the paper's
+    assert "Switches: `link_split: 10_10`; `link_negatives: fixed`" in text
+    assert "on_missing" not in text  # no cell's data was unavailable
