@@ -37,6 +37,8 @@ def cell_facts(record: dict, seeds: list[int]) -> dict:
            "model_ref": record.get("model_ref"), "hyperparameters": record.get("hyperparameters")}
     if "batch_size" in record:  # graphs per step (None: full batch); records before it say nothing
         out["batch_size"] = record["batch_size"]
+    if record.get("protocol"):  # the protocol's name and the task's switches (REPORT.md section 1)
+        out["protocol"] = record["protocol"]
     if record.get("reason"):
         out["reason"] = record["reason"]
     if record.get("baseline_kind"):  # a reference point, not a model under test (report.baselines)
