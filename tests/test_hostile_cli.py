@@ -16,7 +16,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from helpers import make_params
+from helpers import as_settings, make_params
 from netzbench.cli import main
 from netzbench.params import MAX_LOOK
 from netzbench.stats.power import MAX_SEEDS
@@ -119,10 +119,10 @@ def test_estimate_probes_within_exec_timeout(monkeypatch, tmp_path):
 
     monkeypatch.setattr(estimate, "probe_jobs", probe)
     params = make_params(tasks=["karate"], models=["GCN"], exec={"workers": 1, "timeout_s": 7})
-    result = estimate.estimate_plan(params, ["karate"], data_root=tmp_path, afresh=True)
+    result = estimate.estimate_plan(as_settings(params), ["karate"], data_root=tmp_path, afresh=True)
     assert asked and set(asked) == {14.0}
     assert all(c["status"] == "failed" and "ran past 14 s" in c["reason"] for c in result["cells"])
     asked.clear()
-    estimate.estimate_plan(make_params(tasks=["karate"], models=["GCN"]), ["karate"], data_root=tmp_path,
+    estimate.estimate_plan(as_settings(make_params(tasks=["karate"], models=["GCN"])), ["karate"], data_root=tmp_path,
                            afresh=True)
     assert set(asked) == {900}

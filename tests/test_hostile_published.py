@@ -184,8 +184,7 @@ def test_model_arguments_are_text_in_report_md_and_compare_markdown():
                       for m, base in ((HOSTILE_NAME, 0.6), ("MLP", 0.5))}}
         return BenchmarkReport(seeds, hist, {}, tasks=tasks)
 
-    report_md = render_markdown(collect_facts(run(0.0), HOSTILE_NAME, ["MLP"]), {"models": ["MLP"], "report": {},
-                                                                                  "train": {}})
+    report_md = render_markdown(collect_facts(run(0.0), HOSTILE_NAME, ["MLP"]))
     summary = to_markdown(compare(run(0.0), run(0.05)))
     for text in (report_md, summary):
         assert "hidden=&lt;!-- hides" in text

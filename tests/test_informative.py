@@ -71,8 +71,7 @@ def test_an_uninformative_task_is_left_out_of_every_across_task_analysis_and_sai
     metrics = report_metrics(facts)
     assert list(metrics["uninformative_tasks"]) == ["dead"] and metrics["n_tasks"] == 4
     json.dumps(metrics, allow_nan=False)
-    md = render_markdown(facts, {"models": MODELS, "protocol": "strict", "protocol_overrides": {}, "train": {},
-                                 "report": {}})
+    md = render_markdown(facts)
     assert "**Not ranked: tasks no model informs**: `dead` (every model's interval (3 models) lies at or below" in md
     # the task stays in the per-task sections: only the across-task analysis leaves it out
     assert "| `dead` |" in md
@@ -101,8 +100,7 @@ def test_across_tasks_without_flagged_cells_beside_the_all_cells_version():
     metrics = report_metrics(facts)["across_tasks_without_flagged"]
     assert metrics["n_tasks"] == 4 and set(metrics["bayesian"]) == {"GCN vs GAT", "GCN vs SAGE", "GAT vs SAGE"}
     assert metrics["friedman_p"] == pytest.approx(w["friedman"]["p_value"])
-    md = render_markdown(facts, {"models": MODELS, "protocol": "strict", "protocol_overrides": {}, "train": {},
-                                 "report": {}})
+    md = render_markdown(facts)
     section = md[md.index("### Without collapsed and leaking cells"):]
     from netzbench.report.site import build_site
 
@@ -117,6 +115,4 @@ def test_across_tasks_without_flagged_cells_beside_the_all_cells_version():
             f"{w['bayesian']['GCN vs GAT']['p_a_better']:.2f} without)") in depends and "SAGE" not in depends
     clean = _report(means)  # nothing flagged: no second version
     assert not collect_facts(clean, None, MODELS).without_flagged["excluded"]
-    assert "### Without collapsed" not in render_markdown(collect_facts(clean, None, MODELS),
-                                                          {"models": MODELS, "protocol": "strict",
-                                                           "protocol_overrides": {}, "train": {}, "report": {}})
+    assert "### Without collapsed" not in render_markdown(collect_facts(clean, None, MODELS))
