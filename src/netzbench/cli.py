@@ -11,7 +11,6 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
@@ -20,9 +19,6 @@ from .cli_common import (Commands, UserError, check_device, check_finite, check_
 from .cli_review import compare_cmd, estimate_cmd, export_cmd, exps_cmd, stale_cmd, verify_cmd
 from .console import console
 from .errors import ParamsError, RecordError
-
-if TYPE_CHECKING:  # annotations only: importing settings (and params) here would slow every command's start
-    from .settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -133,7 +129,7 @@ def train(task: str | None, model: str | None, all_tasks: bool, params_path: str
 
     ahead: dict = {}
 
-    def before_import(settings: Settings) -> None:
+    def before_import(settings) -> None:
         new_candidate = _warm_while_importing(settings)
         if all_tasks and task is None:  # the roster needs no candidate: planned (and its cached records
             # written) while a new candidate's facts are learnt, not after
@@ -179,7 +175,7 @@ def train(task: str | None, model: str | None, all_tasks: bool, params_path: str
     log.info(f"{task}/{model}: {record['status']} -> {out}")
 
 
-def _warm_while_importing(settings: Settings) -> bool:
+def _warm_while_importing(settings) -> bool:
     """A candidate ``module:Class`` whose families are not remembered is imported next (torch and PyG:
     seconds) and will most likely train: the warm server starts meanwhile, not after planning. Returns
     whether the candidate is such a one."""
