@@ -511,3 +511,17 @@ def test_paper_protocol_auc_histories_equal_the_published_ones(tmp_path, mirror)
             if key in theirs:
                 assert mine[key] == theirs[key][:epochs], (task, model, key)
         assert {"test_mrr", "val_mrr", "test_distinct"} <= set(mine)
+
+
+def test_degree_negatives_of_a_tiny_split_are_topped_up_uniformly_and_a_full_graph_is_an_error():
+    from netzbench.training.link_eval import _degree_pairs, _Known
+
+    # nodes 10, 11, 12 end the two positives: one non-edge (10, 12) among them, the second from elsewhere
+    known = _Known(20, np.array([[10, 11], [11, 12]]))
+    pairs = _degree_pairs(np.array([11, 10, 12, 11]), known, 2, np.random.default_rng(0))
+    ids = {(int(i), int(j)) for i, j in pairs.T}
+    assert len(ids) == 2 and (10, 12) in ids
+    assert all(i < j and not known.has(np.array([i]), np.array([j]))[0] for i, j in ids)
+    complete = _Known(3, np.array([[0, 0, 1], [1, 2, 2]]))
+    with pytest.raises(ValueError, match="cannot draw 1 degree-corrected negatives: only 0 non-edges"):
+        _degree_pairs(np.array([0, 1, 2]), complete, 1, np.random.default_rng(0))

@@ -31,7 +31,7 @@ import pytest
 from netzbench.run import runtime, warm, wire, worker
 from netzbench.run.execute import train_cell
 
-from helpers import as_settings, make_params, misbehaving_workdir
+from helpers import as_settings, make_params, misbehaving_workdir, same_bits
 
 NOBODY = 65534
 needs_root = pytest.mark.skipif(os.getuid() != 0, reason="becoming another user (uid 65534) needs root")
@@ -661,19 +661,6 @@ def test_scratch_folders_of_dead_stages_are_removed_and_no_others(shared_tmp):
 
 # -- the wire format -----------------------------------------------------------------------------
 
-def _same(a, b) -> bool:
-    """Equal values of equal types, floats bit for bit (NaNs included)."""
-    if type(a) is not type(b):
-        return False
-    if type(a) is float:
-        return struct.pack("!d", a) == struct.pack("!d", b)
-    if type(a) is list:
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    if type(a) is dict:
-        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
-    return a == b
-
-
 def test_results_cross_the_wire_exactly():
     negative_nan = struct.unpack("!d", bytes.fromhex("fff8000000000000"))[0]
     payload_nan = struct.unpack("!d", bytes.fromhex("7ff0000000000001"))[0]
@@ -681,11 +668,11 @@ def test_results_cross_the_wire_exactly():
               "history": {"loss": [0.1, math.nan, negative_nan, payload_nan, math.inf, -math.inf, -0.0, 0.0,
                                    5e-324, 1.7976931348623157e308, 1 / 3]},
               "text": "ünïcode \ud800 \u0000nan", "nested": [[[]], {}]}
-    assert _same(wire.decode(wire.encode(result)), result)
+    assert same_bits(wire.decode(wire.encode(result)), result)
     left, right = socket.socketpair()
     with left, right:
         wire.send(left, ["result", result])
-        assert _same(wire.recv(right), ["result", result])
+        assert same_bits(wire.recv(right), ["result", result])
 
 
 @pytest.mark.parametrize("value, where", [((1, 2), "$.a"), ({1: "x"}, "$.a"), (object(), "$.a"), ({1.5}, "$.a"),

@@ -292,24 +292,37 @@ def _hard_rows(sources_by_split: dict[str, np.ndarray], known: dict[str, _Known]
 
 def _degree_pairs(endpoints: np.ndarray, known: _Known, count: int, rng: np.random.Generator) -> np.ndarray:
     """``count`` distinct pairs [2, count] (i < j), both endpoints drawn from ``endpoints`` (a node as often
-    as its degree), never a known edge or a self-loop."""
+    as its degree), never a known edge or a self-loop.
+
+    A split too small to hold ``count`` such non-edges among its own endpoints (a few positives on a
+    handful of nodes) is topped up with non-edges drawn uniformly over every node; a graph with fewer
+    than ``count`` non-edges at all is an error."""
     n = known.n
-    chosen = np.zeros(0, dtype=np.int64)
+    chosen = _draw_pairs(lambda size: endpoints[rng.integers(0, endpoints.size, size)], known, count,
+                         np.zeros(0, dtype=np.int64))
+    if chosen.size < count:
+        chosen = _draw_pairs(lambda size: rng.integers(0, n, size), known, count, chosen)
+    if chosen.size < count:
+        raise ValueError(f"link_eval_negatives 'degree': cannot draw {count} degree-corrected negatives: only "
+                         f"{chosen.size} non-edges were found")
+    return np.stack([chosen // n, chosen % n])
+
+
+def _draw_pairs(draw, known: _Known, count: int, chosen: np.ndarray) -> np.ndarray:
+    """``chosen`` (pair ids ``i * n + j``, i < j) extended to ``count`` distinct non-edges, both endpoints
+    from ``draw(size)``, in at most :data:`MAX_ROUNDS` rounds (fewer when they run out)."""
+    n = known.n
     for _ in range(MAX_ROUNDS):
         need = count - chosen.size
         if need <= 0:
             break
-        a = endpoints[rng.integers(0, endpoints.size, 2 * need + 16)]
-        b = endpoints[rng.integers(0, endpoints.size, 2 * need + 16)]
+        a, b = draw(2 * need + 16), draw(2 * need + 16)
         keep = (a != b) & ~known.has(a, b)
         ids = np.minimum(a, b)[keep] * n + np.maximum(a, b)[keep]
         ids = ids[~np.isin(ids, chosen)]
         _, first = np.unique(ids, return_index=True)
         chosen = np.concatenate([chosen, ids[np.sort(first)][:need]])
-    if chosen.size < count:
-        raise ValueError(f"link_eval_negatives 'degree': cannot draw {count} degree-corrected negatives: only "
-                         f"{chosen.size} non-edges between nodes with training edges were found")
-    return np.stack([chosen // n, chosen % n])
+    return chosen
 
 
 def _assemble(name: str, pos: np.ndarray, tail: np.ndarray, head: np.ndarray, neg) -> HeldOut:
