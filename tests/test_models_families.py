@@ -123,7 +123,7 @@ def test_model_references_are_resolved_with_clear_errors():
         resolve_model("user_models.example:Missing")
     with pytest.raises(ModelError, match="cannot import module"):
         resolve_model("no_such_pkg.models:X")
-    with pytest.raises(ModelError, match="known models: AdamicAdar, CommonNeighbors, GAT, GCN, GIN"):
+    with pytest.raises(ModelError, match="known models: AdamicAdar, CommonNeighbors, DistMult, GAT, GCN, GIN"):
         resolve_model("GCNN")
 
 
