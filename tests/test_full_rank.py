@@ -267,3 +267,26 @@ def test_the_strict_headline_of_a_knowledge_graph_is_its_full_ranking():
     assert families.headline("link_pred", paper.for_task("link_pred", relational=True))[0] == "test_auc"
     # selected on the sampled validation MRR, at whose best checkpoint the full rank was computed
     assert validation_series("test_full_mrr") == "val_mrr" and validation_series("test_acc") == "val_acc"
+
+
+# ------------------------------------------------------------------------------------------- in the report
+def test_a_full_ranking_headline_draws_its_sampled_curve_and_its_own_constant_predictor():
+    from netzbench.report.degenerate import baseline_name
+    from netzbench.report.selection import learning_curves, selected_indices
+    from netzbench.report.series import TaskInfo, curve_series
+
+    assert curve_series("test_full_mrr") == "test_mrr" and curve_series("test_acc") == "test_acc"
+    nan = float("nan")
+    runs = [{"val_mrr": [0.1, 0.3, 0.2], "test_mrr": [0.1, 0.2, 0.25], "test_full_mrr": [nan, 0.05, 0.04]},
+            {"val_mrr": [0.1, 0.2, 0.3], "test_mrr": [0.1, 0.2, 0.3], "test_full_mrr": [nan, nan, 0.06]}]
+    info = {"kg": TaskInfo("test_full_mrr", "higher", "link_pred")}
+    curves = learning_curves({"kg": {"GCN": runs}}, info, {}, [0, 1], ci=0.95)
+    assert curves["kg"]["GCN"]["mean"] == pytest.approx([0.1, 0.2, 0.275])  # every epoch: the sampled series
+    best = selected_indices({"kg": {"GCN": runs}}, info, "best_val")["kg"]["GCN"]
+    final = selected_indices({"kg": {"GCN": runs}}, info, "final")["kg"]["GCN"]
+    assert best == [1, 2] and final == [2, 2]  # selected on val_mrr: each lands where the full rank was computed
+    assert all(np.isfinite(r["test_full_mrr"][i]) for r, i in zip(runs, best))
+    names = ["test_constant_auc", "test_constant_full_mrr", "test_constant_mrr"]
+    assert baseline_name("test_full_mrr", names) == "test_constant_full_mrr"
+    assert baseline_name("test_mrr", ["test_constant_degree_mrr", "test_constant_mrr"]) == "test_constant_mrr"
+    assert baseline_name("test_acc", ["test_majority_acc"]) == "test_majority_acc"

@@ -59,6 +59,10 @@ def baseline_name(metric: str, names) -> str | None:
     """The constant predictor's series that scores ``metric`` (``test_mrr`` -> ``test_constant_mrr``,
     ``test_acc`` -> ``test_majority_acc``); ``None`` where no recorded series measures that metric (a
     ROC-AUC is no reference for an MRR)."""
+    rest = metric.partition("_")[2]  # test_full_mrr -> test_constant_full_mrr, before any other *_mrr
+    exact = sorted(n for n in names if n in (f"test_constant_{rest}", f"test_majority_{rest}"))
+    if exact:
+        return exact[0]
     suffix = metric.rsplit("_", 1)[-1]
     return next((n for n in sorted(names) if n.rsplit("_", 1)[-1] == suffix), None)
 

@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .. import stats
-from .series import TaskInfo, as_array, as_float, metric_range, validation_series
+from .series import TaskInfo, as_array, as_float, curve_series, metric_range, validation_series
 
 EPOCH_SELECTIONS = ("final", "best_val")
 
@@ -176,8 +176,9 @@ def learning_curves(histories: Histories, task_info: Mapping[str, TaskInfo],
                     ) -> dict[str, dict[str, dict[str, list[float]]]]:
     r"""Per (task, model) and evaluated epoch: mean over seeds and ``ci``-level t-CI.
 
-    ``series`` defaults to each task's headline series (``"val"`` selects
-    its paired validation series).  Seeds with shorter histories or NaN
+    ``series`` defaults to each task's headline series (a knowledge graph's
+    full ranking, computed at selectable epochs only: its sampled series,
+    :func:`.series.curve_series`; ``"val"`` selects its paired validation series).  Seeds with shorter histories or NaN
     entries are skipped epoch by epoch; an epoch with one seed has no
     interval (NaN bounds); bounds are clipped to the series' range
     (:func:`.series.metric_range`: [0, 1] for accuracy, AUC, ...).  Returns
@@ -187,7 +188,7 @@ def learning_curves(histories: Histories, task_info: Mapping[str, TaskInfo],
     out: dict[str, dict[str, dict[str, list[float]]]] = {}
     for task in (tasks if tasks is not None else list(histories)):
         info = task_info[task]
-        key = series or info.metric
+        key = series or curve_series(info.metric)  # a full ranking's curve: its sampled series
         if key == "val":
             key = validation_series(info.metric) or info.metric
         out[task] = {}

@@ -112,6 +112,15 @@ def validation_series(metric: str) -> str | None:
     return families.validation_series(metric)
 
 
+def curve_series(metric: str) -> str:
+    """The series a learning curve of the headline ``metric`` draws: the headline itself, or for one
+    ranked at selected checkpoints only (a knowledge graph's full ranking, NaN at the other epochs) its
+    every-epoch sampled counterpart (``test_full_mrr`` -> ``test_mrr``)."""
+    if metric in families.SELECTED_BY:
+        return "test_" + families.SELECTED_BY[metric].partition("_")[2]
+    return metric
+
+
 def as_float(v) -> float:
     """A history value as a float (``None`` is NaN)."""
     return math.nan if v is None else float(v)

@@ -18,7 +18,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from ..formatting import display_names
-from ..series import metric_label, metric_range
+from ..series import curve_series, metric_label, metric_range
 from .style import (FS_SMALL, RC, clamp_to_range, collect_models, colors_for, grid_shape, model_colors, new_figure,
                      panel_axes, text_width_in)
 
@@ -96,7 +96,7 @@ def learning_curves_figure(report, series: str | None = None, tasks: Sequence[st
     curves = {t: c for t, c in curves.items() if c}
     if not curves:
         raise ValueError("no history to plot")
-    ylabel = {t: metric_label(series or report.task_info[t].metric) for t in curves}
+    ylabel = {t: metric_label(series or curve_series(report.task_info[t].metric)) for t in curves}
     # the validation series measures the headline's metric, so it shares its range
     ranges = {t: metric_range(report.task_info[t].metric if series in (None, "val") else series) for t in curves}
     fig = plot_learning_curves(curves, ylabel=ylabel, color_order=report.models, ranges=ranges)
