@@ -22,7 +22,7 @@ LAYERS = {
     "errors": 0, "families": 0, "paths": 0, "protocol": 0,
     "stats": 1, "graphs": 1, "params_file": 1, "records": 1, "identity": 1,
     "synthetic": 2, "models": 2, "params": 2,
-    "catalog": 3, "training": 3, "model_facts": 3, "settings": 3,
+    "catalog": 3, "training": 3, "model_traits": 3, "settings": 3,
     "run": 4, "report": 4, "readers": 4,
     "config": 5, "study": 5, "seed_plan": 5, "structure_controls": 5, "quick": 5, "console": 5, "listing": 5,
     "api": 6, "cli_common": 6, "cli_review": 7, "cli": 8, "report_server": 9,

@@ -290,14 +290,14 @@ def test_the_fetch_stage_prewarms_a_new_candidate_for_the_train_stage(workdir, w
 def test_a_server_started_to_learn_a_model_learns_it_in_a_child(workdir, warm_on, monkeypatch, tmp_path):
     """The server imports no user module itself (its children must start as a forkserver's would): a child
     it forks imports the model and writes the facts; this process never imported it."""
-    from netzbench import model_facts
+    from netzbench import model_traits
 
     monkeypatch.setenv("NETZBENCH_CACHE_DIR", str(tmp_path / "cache"))
     sys.modules.pop("warmlab.models", None)
     sock, started = warm.start_server(5, learn="warmlab.models:CrashOnSeedOne")
     assert started
-    assert _wait(lambda: model_facts.answered("warmlab.models:CrashOnSeedOne"), 60)
-    assert model_facts.remembered("warmlab.models:CrashOnSeedOne") and "warmlab.models" not in sys.modules
+    assert _wait(lambda: model_traits.answered("warmlab.models:CrashOnSeedOne"), 60)
+    assert model_traits.remembered("warmlab.models:CrashOnSeedOne") and "warmlab.models" not in sys.modules
     assert warm.start_server(5, learn="warmlab.models:Linear") == (sock, False)  # running: nothing to start
 
 

@@ -179,7 +179,7 @@ def _warm_while_importing(settings) -> bool:
     """A candidate ``module:Class`` whose families are not remembered is imported next (torch and PyG:
     seconds) and will most likely train: the warm server starts meanwhile, not after planning. Returns
     whether the candidate is such a one."""
-    from .model_facts import remembered
+    from .model_traits import remembered
 
     model = settings.candidate.model
     if model and ":" in model and not remembered(model):
@@ -311,7 +311,7 @@ def protocols(params_path: str, data_root: str, variant_seeds: int | None, only:
 @click.option("--out", default="reports/seed_plan.json", show_default=True, help="Where the plan is written.")
 def seeds(target_effect: float | None, looks: str | None, alpha: float | None, params_path: str, data_root: str,
           out: str) -> None:
-    """Add seeds in rounds only to the comparisons still undecided at the target effect (different,
+    """The seed plan: add seeds in rounds only to the comparisons still undecided at the target effect (different,
     equivalent within it, or undecided at the cap), each look at Pocock's boundary so that the error
     rate stays at alpha; say how many seed runs that saved against giving every cell the cap. The
     options default to params.yaml's seed_plan block."""

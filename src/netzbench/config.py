@@ -19,7 +19,7 @@ import importlib.util
 from .catalog.custom import register_custom_tasks
 from .catalog.table import TASKS, UnknownTaskError, get_task
 from .errors import ParamsError
-from .model_facts import model_facts, model_families
+from .model_traits import model_traits, model_families
 from .models.registry import MODEL_REGISTRY, ModelError, builtin_families
 from .models.roster import BUILTIN_MODELS
 from .params import closest, undo_hint, validation_is_reported
@@ -60,7 +60,7 @@ def _model_exists(model: str, import_models: bool) -> None:
             known = sorted(BUILTIN_MODELS) + sorted(MODEL_REGISTRY)
             raise ModelError(f"unknown model {model!r}{closest(model, known)}; known models: {', '.join(known)}, "
                              "or give an importable class as 'package.module:ClassName'")
-        model_facts(model)  # imports it, unless its source is unchanged since it last did
+        model_traits(model)  # imports it, unless its source is unchanged since it last did
         return
     module = model.partition(":")[0]
     repository_on_path()

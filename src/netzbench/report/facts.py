@@ -21,7 +21,7 @@ from .degenerate import leakage as leaking_cells
 from .informative import uninformative_tasks, without_flagged
 from .paper import counts as paper_counts
 from .paper import load_paper_table
-from .questions import question_facts
+from .questions import question_answers
 from .reproduction import comparison, study_effects
 from .within_task import nested_summary, paired_agreement
 
@@ -207,6 +207,6 @@ def collect_facts(report, candidate: str | None, roster: list[str], *, aggregati
         degenerate=degenerate_cells(report.histories, report.selected_epochs(), report.task_info),
         leakage=leaking_cells(report.cells),
         below_constant=below_constant(nested, baselines, report.task_info, report.tasks),
-        questions=question_facts(report, controls, seed_plan),
+        questions=question_answers(report, controls, seed_plan),
         not_converged=not_converged(report.histories, report.task_info),
     )

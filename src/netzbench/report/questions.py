@@ -2,7 +2,7 @@
 controls of ``netzbench controls``), were the models tuned alike (every trial of a search), are there
 enough seeds (the rounds of ``netzbench seeds``).
 
-:func:`question_facts` keeps what concerns the report's tasks and models: the controls' verdicts
+:func:`question_answers` keeps what concerns the report's tasks and models: the controls' verdicts
 (``reports/controls.json``), the seed plan's decisions and savings (``reports/seed_plan.json``) and, per
 task with a search, each model's expected best validation score against the budget
 (:func:`netzbench.stats.expected_max_curve` over its trials, pooled over seeds) and the pairs of models
@@ -54,8 +54,8 @@ def tuning_curves(report) -> dict:
     return out
 
 
-def question_facts(report, controls: dict | None = None, seed_plan: dict | None = None) -> dict:
-    """The module docstring's facts for ``report``'s tasks and models."""
+def question_answers(report, controls: dict | None = None, seed_plan: dict | None = None) -> dict:
+    """The answers to the three questions for ``report``'s tasks and models (see the module docstring)."""
     tasks, models = set(report.tasks), set(report.models)
     out = {}
     rows = [r for r in (controls or {}).get("rows", []) if r["task"] in tasks and r["model"] in models]

@@ -23,7 +23,7 @@ from ..catalog.card import card_summary
 from ..families import headline
 from ..graphs.layout import data_hash, read_meta, seed_data_hash
 from ..identity import code_version, seed_key, task_spec
-from ..model_facts import model_families
+from ..model_traits import model_families
 from ..protocol import trained
 from ..records import SCHEMA_VERSION, RunRecord, cell_status, check_finite, software_versions
 from ..settings import Settings

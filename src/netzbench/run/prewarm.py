@@ -1,17 +1,17 @@
 """Getting the train stage ready while the fetch stage runs, for a candidate never seen before.
 
 A ``dvc exp run -S model=package.module:Class`` with a model whose families are not remembered
-(:mod:`netzbench.model_facts`) will import it in the train stage (torch and PyG: seconds) and then train
+(:mod:`netzbench.model_traits`) will import it in the train stage (torch and PyG: seconds) and then train
 it, in children of the warm server (:mod:`.warm`, seconds more to start). Both are known when the fetch
 stage starts, so ``netzbench fetch --all`` hands them to a detached process
 (``python -m netzbench.run.prewarm``) that starts the warm server, whose first child imports the model
-(torch loaded once, not twice at once on a small machine) to remember its facts, while the data is
+(torch loaded once, not twice at once on a small machine) to remember its traits, while the data is
 fetched and DVC moves on. The train stage then finds the server running (or
-waits for its start, :func:`.warm.ensure_server`'s lock) and the facts remembered (or waits for them,
-:func:`netzbench.model_facts.model_facts`' lock) instead of doing either itself.
+waits for its start, :func:`.warm.ensure_server`'s lock) and the traits remembered (or waits for them,
+:func:`netzbench.model_traits.model_traits`' lock) instead of doing either itself.
 
 Nothing depends on it: the process says nothing and writes only what the train stage would write (the
-facts entry; the server); if it fails (a model that does not import), the train stage imports the model
+traits entry; the server); if it fails (a model that does not import), the train stage imports the model
 itself and reports the error. It gets this process's environment, working directory and ``sys.path``
 (set as the pool sets them), so the server it starts has the fingerprint the train stage asks for.
 """
@@ -27,10 +27,10 @@ from ..settings import Settings
 
 
 def spawn(settings: Settings) -> bool:
-    """Start the detached process when ``settings`` name a ``module:Class`` candidate whose facts are not
+    """Start the detached process when ``settings`` name a ``module:Class`` candidate whose traits are not
     remembered and seeds would run in warm children (the local executor, ``warm_s`` > 0). Returns whether
     it was started."""
-    from ..model_facts import remembered
+    from ..model_traits import remembered
     from .warm import ahead_of_the_pool
 
     model = settings.candidate.model
@@ -54,16 +54,16 @@ LEARN_WAIT_S = 60.0
 
 def _main(model: str, idle_s: float, path: list[str]) -> None:
     """Start the server with ``model`` to learn (a child forked from it imports the model with torch
-    already loaded: one import of torch, not two at once), holding the model's facts lock until the
+    already loaded: one import of torch, not two at once), holding the model's traits lock until the
     answer is there, so the train stage waits for it instead of importing the model as well. A server
     that was running already (no child of it learns) or none at all: the model is imported here."""
     import time
 
-    from ..model_facts import answered, facts_key, learn, learning
+    from ..model_traits import answered, traits_key, learn, learning
     from .warm import start_server
 
     sys.path[:] = path  # the stage's, not this module's runner's: the fingerprint hashes it
-    key = facts_key(model)  # once: it hashes the result code and the model's source
+    key = traits_key(model)  # once: it hashes the result code and the model's source
     with learning(model, key):
         if answered(model, key):
             return

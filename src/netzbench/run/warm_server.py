@@ -118,7 +118,7 @@ def _fork(listener: socket.socket, run, *args) -> int:
 
 
 def _learn(model: str) -> None:
-    from ..model_facts import learn
+    from ..model_traits import learn
 
     learn(model)
 
@@ -127,8 +127,8 @@ def serve(sock_path: str, idle_s: float, sys_path: list[str], learn: str | None 
           kind: str = "seeds") -> None:
     """Import what the forkserver preloads, listen on ``sock_path``, fork a child per connection of
     this user, and leave after ``idle_s`` seconds without children or when the socket is taken away.
-    ``learn``: a ``module:Class`` model whose facts a first child imports and remembers
-    (:func:`netzbench.model_facts.learn`, for :mod:`.prewarm`): torch is loaded by then, and the server
+    ``learn``: a ``module:Class`` model whose traits a first child imports and remembers
+    (:func:`netzbench.model_traits.learn`, for :mod:`.prewarm`): torch is loaded by then, and the server
     itself never imports a user's module (its children must start as a forkserver's would).
     Another ``kind``: the module (named by the process of this user that started the server, never over
     the socket) that the server imports instead and whose ``run(conn, job)`` each child calls, e.g.

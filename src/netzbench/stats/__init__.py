@@ -23,7 +23,7 @@ nemenyi      Nemenyi q, critical difference, cliques, tasks needed for a gap
 posthoc      pairwise post-hoc tests across tasks: Nemenyi, Wilcoxon signed-rank + Holm
 bayesian     Bayesian signed-rank test over tasks, Bayesian correlated t-test over seeds
 stability    bootstrap / jackknife stability of the rank order
-sequential   seeds in rounds: Pocock's boundary over looks, different / equivalent / more seeds
+sequential   the seed plan's group-sequential test: Pocock's boundary over looks, different / equivalent / more seeds
 tuning       expected best validation score against the tuning budget, and where two curves cross
 """
 
@@ -59,7 +59,7 @@ __all__ = [
     "BudgetCurve",
     "expected_max_curve",
     "crossings",
-    # sequential seeds
+    # the seed plan's group-sequential test
     "SequentialDecision",
     "decide",
     "pocock_level",

@@ -1,4 +1,5 @@
-r"""Sequential seeds: decide a paired comparison in rounds, adding seeds only while it is undecided.
+r"""The seed plan's group-sequential test: decide a paired comparison in rounds, adding seeds only while it
+is undecided.
 
 A comparison of two models on one task (seed-aligned differences :math:`d = a - b`) is looked at
 after :math:`n_1 < n_2 < \dots < n_K` seeds, :math:`n_K` the cap. At look :math:`k` it is

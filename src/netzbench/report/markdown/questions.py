@@ -1,6 +1,6 @@
 """REPORT.md section 14: the three questions, where the run has what answers them (:mod:`..questions`):
 does the graph matter (structure controls), were the models tuned alike (tuning-budget curves), are there
-enough seeds (the seed rounds). Nothing when the run has none of them. The text is
+enough seeds (the seed plan). Nothing when the run has none of them. The text is
 ``templates/questions.md.j2``."""
 
 from __future__ import annotations

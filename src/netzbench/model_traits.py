@@ -1,5 +1,5 @@
-"""What planning needs of a ``module:Class`` model, remembered per source: the families it serves and its
-baseline kind.
+"""A ``module:Class`` model's traits, remembered per source: the families it serves and its baseline kind
+(what planning needs of it).
 
 Deciding a candidate's cells (which tasks it serves) and checking that its name resolves used to import it
 in every train stage: torch and PyG, about 3 s, before a seed was planned, in each of a ``dvc exp run``'s
@@ -31,9 +31,9 @@ from .paths import cache_root
 from .models.roster import ALL_FAMILIES
 
 
-def facts_key(model_ref: str) -> str:
+def traits_key(model_ref: str) -> str:
     """The entry's key for ``model_ref``'s current source (hashes the result code and the model's source)."""
-    return seed_key(kind="model_facts", model=model_ref, code=code_version(model_ref))
+    return seed_key(kind="model_traits", model=model_ref, code=code_version(model_ref))
 
 
 def _read(path, key: str) -> tuple[frozenset, str | None] | None:
@@ -70,16 +70,16 @@ def _write(path, entry: dict) -> None:
 
 
 def remembered(model_ref: str) -> bool:
-    """Whether :func:`model_facts` answers ``model_ref`` without importing it (its source unchanged)."""
-    key = facts_key(model_ref)
+    """Whether :func:`model_traits` answers ``model_ref`` without importing it (its source unchanged)."""
+    key = traits_key(model_ref)
     return _read(entry_path(model_ref, key), key) is not None
 
 
-def model_facts(model_ref: str) -> tuple[frozenset, str | None]:
+def model_traits(model_ref: str) -> tuple[frozenset, str | None]:
     """``(task_types, baseline)`` of the ``module:Class`` model ``model_ref``: from the cache when its source
     is unchanged, else by importing it (:func:`.models.registry.resolve_model`: a name that does not resolve
     raises :class:`.models.registry.ModelError`; the entry then holds the error, which reads as unknown)."""
-    key = facts_key(model_ref)
+    key = traits_key(model_ref)
     path = entry_path(model_ref, key)
     known = _read(path, key)
     if known is not None:
@@ -92,17 +92,17 @@ def model_facts(model_ref: str) -> tuple[frozenset, str | None]:
 
 
 def entry_path(model_ref: str, key: str | None = None):
-    """Where ``model_ref``'s facts are remembered (``key``: its :func:`facts_key`, for the current source)."""
-    return cache_root() / "models" / f"{key or facts_key(model_ref)}.json"
+    """Where ``model_ref``'s traits are remembered (``key``: its :func:`traits_key`, for the current source)."""
+    return cache_root() / "models" / f"{key or traits_key(model_ref)}.json"
 
 
 def learn(model_ref: str, key: str | None = None) -> tuple[frozenset, str | None]:
-    """Import ``model_ref`` and remember its facts, without the lock (its caller holds it). A model that
+    """Import ``model_ref`` and remember its traits, without the lock (its caller holds it). A model that
     does not resolve leaves an entry saying so (read as unknown: the next caller imports it again and
     raises the error itself), so a process waiting for this one's answer stops waiting."""
     from .models.registry import ModelError, resolve_model
 
-    key = key or facts_key(model_ref)
+    key = key or traits_key(model_ref)
     path = entry_path(model_ref, key)
     try:
         spec = resolve_model(model_ref)
@@ -120,9 +120,9 @@ def learn(model_ref: str, key: str | None = None) -> tuple[frozenset, str | None
 
 
 def answered(model_ref: str, key: str | None = None) -> bool:
-    """Whether an entry for ``model_ref``'s current source (or ``key``) exists, facts or the error of its
+    """Whether an entry for ``model_ref``'s current source (or ``key``) exists, traits or the error of its
     import."""
-    key = key or facts_key(model_ref)
+    key = key or traits_key(model_ref)
     try:
         return json.loads(entry_path(model_ref, key).read_text(encoding="utf-8")).get("key") == key
     except (OSError, ValueError, AttributeError):
@@ -135,7 +135,7 @@ LOCK_WAIT_S = 120.0
 
 @contextmanager
 def learning(model_ref: str, key: str | None = None):
-    """Held while a process imports ``model_ref`` to learn its facts: one import per model version at a
+    """Held while a process imports ``model_ref`` to learn its traits: one import per model version at a
     time, the others wait and read what it wrote. Without a lock (a read-only cache) or after
     :data:`LOCK_WAIT_S` (an import that hangs), the caller goes ahead alone."""
     lock_path = entry_path(model_ref, key).with_suffix(".lock")
@@ -168,13 +168,13 @@ def learning(model_ref: str, key: str | None = None):
 
 def model_families(model: str, model_args: dict | None = None) -> tuple[frozenset, str | None]:
     """``(task_types, baseline)`` of any model name: a roster model's from the roster table, a user's
-    ``module:Class`` from :func:`model_facts`, a name registered in this process by resolving it."""
+    ``module:Class`` from :func:`model_traits`, a name registered in this process by resolving it."""
     from .models.registry import MODEL_REGISTRY, builtin_baseline, builtin_families, resolve_model
 
     families = builtin_families(model)
     if families is not None:
         return families, builtin_baseline(model)
     if ":" in model and model not in MODEL_REGISTRY:
-        return model_facts(model)
+        return model_traits(model)
     spec = resolve_model(model, model_args or {})
     return spec.task_types, spec.baseline
