@@ -27,7 +27,7 @@ from netzbench.catalog import fetch
 from netzbench.graphs.layout import load_arrays
 from netzbench.catalog.data import fetch_task
 from netzbench.graphs.edges import undirected_pairs
-from netzbench.catalog.readers import network_formats as F
+from netzbench.catalog.readers import edge_records, gml, network_formats as F, streaming
 from netzbench.catalog.readers import networks as N
 from netzbench.catalog.table import DATASETS, TASKS
 from helpers import as_settings
@@ -205,12 +205,12 @@ def test_board_directors_from_the_original_files(mirror, tmp_path, monkeypatch):
 @pytest.mark.mirror
 def test_mirror_alternative_gml_exports_agree(mirror):
     # Newman's power.gml and Netzschleuder's GML export: the same graph, same numbering
-    a, _ = N.simple_bundle(F.read_gml(mirror / "power_grid/power.gml"), False)
-    b, _ = N.simple_bundle(F.read_gml(mirror / "power_grid/us_power_grid.gml"), False)
+    a, _ = N.simple_bundle(gml.read_gml(mirror / "power_grid/power.gml"), False)
+    b, _ = N.simple_bundle(gml.read_gml(mirror / "power_grid/us_power_grid.gml"), False)
     assert np.array_equal(a["edge_index"], b["edge_index"])
     # facebook: Netzschleuder export vs upstream original: the same graph, renumbered
-    a, ca = N.simple_bundle(F.read_gml(mirror / "facebook_friends/Facebook_fiends.gml"), False)
-    b, cb = N.simple_bundle(F.read_gml(mirror / "facebook_friends/bfmaier_anonymized_fb_network.gml"), False)
+    a, ca = N.simple_bundle(gml.read_gml(mirror / "facebook_friends/Facebook_fiends.gml"), False)
+    b, cb = N.simple_bundle(gml.read_gml(mirror / "facebook_friends/bfmaier_anonymized_fb_network.gml"), False)
     assert ca == cb
     assert sorted(np.bincount(a["edge_index"].ravel())) == sorted(np.bincount(b["edge_index"].ravel()))
     # the train edge file read as KONECT and as a plain edge list
@@ -309,7 +309,7 @@ def test_snap_edgelist_streamed(offline, tmp_path, monkeypatch):
     gz = tmp_path / "as-skitter.txt.gz"
     gz.write_bytes(gzip.compress(text.encode(), mtime=0))
     served["https://snap.stanford.edu/data/as-skitter.txt.gz"] = gz
-    monkeypatch.setattr(F, "CHUNK_BYTES", 100)  # many chunk boundaries
+    monkeypatch.setattr(streaming, "CHUNK_BYTES", 100)  # many chunk boundaries
     meta, arrays, _ = _fetch("as_skitter", tmp_path, monkeypatch)
     ids = np.unique(raw[raw[:, 0] != raw[:, 1]])
     expect = undirected_pairs(np.searchsorted(ids, raw.T))  # ids renumbered in increasing order
@@ -381,7 +381,7 @@ def test_gml_reader_robust(tmp_path):
         '  edge [ source 10 target 3 value 2 ]\n  edge [ source 10 target 3 ]\n'
         '  edge [ source 3 target 10 ]\n  edge [ source 7 target 7 ]\n  edge [ source 7 target 10 ]\n]\n'.encode()
     )
-    rec = F.read_gml(p)
+    rec = gml.read_gml(p)
     assert rec.directed is True and rec.declared_nodes == 4
     arrays, counts = N.simple_bundle(rec, rec.directed)
     # ids 3, 7, 10 -> 0, 1, 2 (99 isolated, 7-7 a loop)
@@ -389,13 +389,13 @@ def test_gml_reader_robust(tmp_path):
     assert counts["num_directed_edges"] == 3 and counts["num_edge_records"] == 5
     p.write_text("graph [ node [ id 0 ] edge [ source 0 target 1 ] ]", encoding="utf-8")
     with pytest.raises(ValueError, match="not declared"):
-        F.read_gml(p)
+        gml.read_gml(p)
     p.write_text('graph [ node [ id 0 label "x ] ]', encoding="utf-8")
     with pytest.raises(ValueError, match="unterminated"):
-        F.read_gml(p)
+        gml.read_gml(p)
     p.write_text("graph [ node [ id 0 ] node [ id 0 ] ]", encoding="utf-8")
     with pytest.raises(ValueError, match="duplicate"):
-        F.read_gml(p)
+        gml.read_gml(p)
 
 
 def test_ucinet_matrix(tmp_path):
@@ -425,14 +425,14 @@ def test_unknown_format_and_empty_graph(tmp_path):
     with pytest.raises(ValueError, match="no network reader"):
         N.read_records(tmp_path, "graphml")
     with pytest.raises(ValueError, match="no edge"):
-        N.simple_bundle(F.EdgeRecords(np.array([1]), np.array([1])), False)
+        N.simple_bundle(edge_records.EdgeRecords(np.array([1]), np.array([1])), False)
 
 
 def test_ragged_lines_are_not_bulk_parsed(tmp_path):
     # 2 + 4 + 6 fields = 3 lines x 4: the total fits, the lines do not
     p = tmp_path / "ragged.txt"
     p.write_text("1 2 9 9\n3 4\n5 6 7 7 7 7\n", encoding="utf-8")
-    assert F.read_columns(p).tolist() == [[1, 2], [3, 4], [5, 6]]
+    assert streaming.read_columns(p).tolist() == [[1, 2], [3, 4], [5, 6]]
     q = tmp_path / "edges.csv"
     q.write_text("# source, target, w\n1,2\n3,4,5,6\n", encoding="utf-8")
     rec = F.read_netzschleuder_csv(q)

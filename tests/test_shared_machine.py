@@ -403,7 +403,7 @@ def test_the_client_refuses_a_socket_another_user_serves(private_runtime, evil, 
         with pytest.raises(warm.WarmUnavailable, match=f"uid {NOBODY}, not of this user"):
             warm._connect(sock)
         with pytest.raises(warm.WarmUnavailable, match="not in this user's runtime folder"):
-            warm._open(sock)
+            warm.open_connection(sock)
     finally:
         _reap(server)
     assert not marker.exists()
@@ -478,7 +478,7 @@ def test_the_server_runs_nothing_for_a_process_without_its_secret_or_of_another_
     assert not marker.exists(), "the server ran a job it should have refused"
     assert (pickled, no_secret, wrong_secret, said.read_bytes()) == (b"", b"", b"", b"")
     # the server still serves its own client
-    conn, child, server = warm._open(sock)
+    conn, child, server = warm.open_connection(sock)
     conn.close()
     assert runtime.process_uid(server) == os.getuid() and child != server
 

@@ -115,7 +115,7 @@ def test_a_child_whose_client_is_gone_stops(workdir, warm_on):
     plan = plan_cell("random_tsp", "warmlab.models:SlowEpochs", as_settings(p), role="candidate")
     job = plan.jobs[0]
     configure_arithmetic(p["exec"]["arithmetic"])  # as run_plans does before it asks for a server
-    conn, child, _ = warm._open(warm.ensure_server(5))  # connected, secret sent, "started" received
+    conn, child, _ = warm.open_connection(warm.ensure_server(5))  # connected, secret sent, "started" received
     socket.send_fds(conn, [b"f"], [1, 2])
     wire.send(conn, job.to_wire())
     assert [wire.recv(conn)[0] for _ in range(2)] == ["limits", "epoch"]

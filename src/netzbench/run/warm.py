@@ -90,9 +90,9 @@ _VOLATILE_ENV = ("PWD", "OLDPWD", "SHLVL", "_", "TORCHINDUCTOR_CACHE_DIR")
 #: the server's module, as its command line names it (``warm --stop`` checks that line)
 _MODULE = "netzbench.run.warm_server"
 #: the first message each side sends (the secret; ``started``) is at most this long
-_HELLO_LIMIT = 4096
+HELLO_LIMIT = 4096
 #: seconds a child waits for a client's secret, stdout and job before it gives up
-_HELLO_S = 30.0
+HELLO_S = 30.0
 
 
 class WarmUnavailable(RuntimeError):
@@ -175,7 +175,7 @@ def ensure_server(idle_s: float, *, check: bool = False, learn: str | None = Non
     return start_server(idle_s, check=check, learn=learn)[0]
 
 
-def _socket(kind: str = "seeds") -> Path:
+def socket_path(kind: str = "seeds") -> Path:
     if os.name != "posix" or not hasattr(os, "fork"):
         raise WarmUnavailable("a warm server needs fork() and Unix sockets")
     if not wire.HAVE_PEERCRED:
@@ -190,7 +190,7 @@ def start_server(idle_s: float, *, check: bool = False, learn: str | None = None
                  kind: str = "seeds") -> tuple[Path, bool]:
     """:func:`ensure_server`, and whether this call started the server (so whether ``learn`` was passed on).
     ``kind``: a module whose children run a command line (:mod:`.warm_cli`)."""
-    sock = _socket(kind)
+    sock = socket_path(kind)
     folder, fp = sock.parent, sock.stem
     if sock.exists() and not check:
         return sock, False
@@ -260,7 +260,7 @@ def start_in_background(execution: Execution, kind: str = "seeds") -> threading.
     return thread
 
 
-def _read_small(name: str, dir_fd: int | None = None) -> str | None:
+def read_small(name: str, dir_fd: int | None = None) -> str | None:
     """The text of a short file (a pid), never following a link or blocking on a FIFO; None if unreadable."""
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
@@ -288,7 +288,7 @@ def _scan() -> tuple[list[tuple[str, int]], list[tuple[Path, str]]]:
         return [], []
     found, stale = [], []
     for pid_file in sorted(folder.glob("*.pid")):
-        text = _read_small(str(pid_file))
+        text = read_small(str(pid_file))
         if text is None:  # removed meanwhile: its server left
             continue
         if text.isdigit() and _is_server(int(text), pid_file.with_suffix(".sock")):
@@ -355,7 +355,7 @@ def stop_servers(*, everywhere: bool = False) -> int:
 
 # -- the client ----------------------------------------------------------------------------------
 
-def _send_output(conn: socket.socket) -> None:
+def send_output(conn: socket.socket) -> None:
     """Pass this process's stdout and stderr to the child (the null device for one that is closed)."""
     fds, opened = [], []
     for fd in (1, 2):
@@ -372,7 +372,7 @@ def _send_output(conn: socket.socket) -> None:
             os.close(fd)
 
 
-def _open(sock: Path) -> tuple[socket.socket, int, int]:
+def open_connection(sock: Path) -> tuple[socket.socket, int, int]:
     """A connection to the server at ``sock`` that has taken us: the folder checked again (one
     swapped for a link mid-stage is refused), the server's user verified, its secret sent and
     ``started`` received. Returns the connection, the child's pid and the server's."""
@@ -385,7 +385,7 @@ def _open(sock: Path) -> tuple[socket.socket, int, int]:
         except NotPrivate as exc:
             raise WarmUnavailable(str(exc)) from None
         wire.send(conn, {"secret": secret})
-        msg = wire.recv(conn, limit=_HELLO_LIMIT)
+        msg = wire.recv(conn, limit=HELLO_LIMIT)
         if not (type(msg) is list and len(msg) == 2 and msg[0] == "started" and type(msg[1]) is int):
             raise wire.ProtocolError(f"expected 'started', got {str(msg)[:80]}")
     except BaseException:
@@ -437,7 +437,7 @@ def _run_one(job: Job, payload: bytes, sock: Path, idle_s: float, out: queue_mod
     why = "no warm server answered"
     for attempt in range(5):
         try:
-            conn, child, server = _open(ensure_server(idle_s, check=True) if attempt else sock)
+            conn, child, server = open_connection(ensure_server(idle_s, check=True) if attempt else sock)
         except WarmUnavailable as exc:  # e.g. the folder was swapped for a link: not a server to trust
             why = f"no warm server could take it ({exc})"
             continue
@@ -445,7 +445,7 @@ def _run_one(job: Job, payload: bytes, sock: Path, idle_s: float, out: queue_mod
             continue  # the server was leaving when we connected: ask again
         with conn:
             try:
-                _send_output(conn)
+                send_output(conn)
                 wire.send_bytes(conn, payload)
                 out.put(_follow(conn, job, child, server, out))
             except (EOFError, OSError, wire.ProtocolError):

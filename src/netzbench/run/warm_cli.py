@@ -20,7 +20,7 @@ import threading
 
 from ..settings import Execution
 from . import wire
-from .warm import WarmUnavailable, _open, _send_output, _socket, ahead_of_the_pool, start_in_background
+from .warm import WarmUnavailable, ahead_of_the_pool, open_connection, send_output, socket_path, start_in_background
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +57,8 @@ def run_report_warm(args: list[str], execution: Execution) -> int | None:
     conn = None
     try:
         if ahead_of_the_pool(execution) is not None:  # else no server would have been started
-            sock = _socket(REPORT_SERVER)
-            conn = _open(sock)[0] if sock.exists() else None
+            sock = socket_path(REPORT_SERVER)
+            conn = open_connection(sock)[0] if sock.exists() else None
     except (WarmUnavailable, OSError, EOFError, wire.ProtocolError):
         conn = None
     if conn is None:  # the report runs here, in the environment it was given
@@ -68,7 +68,7 @@ def run_report_warm(args: list[str], execution: Execution) -> int | None:
         return None
     with conn:
         try:
-            _send_output(conn)
+            send_output(conn)
             wire.send(conn, ["cli", list(args)])
         except (OSError, wire.ProtocolError):
             return None  # nothing ran: the caller runs it

@@ -5,7 +5,7 @@ children run, :func:`serve`).
 It imports what the pool's forkserver preloads, listens on the socket, and
 forks a child per connection of this user (``SO_PEERCRED``; any other user's
 connection is closed before a byte is read). A child first reads the
-client's secret (at most :data:`.warm._HELLO_LIMIT` bytes of JSON, compared
+client's secret (at most :data:`.warm.HELLO_LIMIT` bytes of JSON, compared
 with ``hmac.compare_digest``) and leaves without a word if it is wrong; then
 it takes the client's stdout and stderr and the job, runs
 :func:`.worker.run_seed` once and reports over the socket (:mod:`.warm`
@@ -30,7 +30,7 @@ from pathlib import Path
 from . import wire
 from .job import Job
 from .runtime import why_unsafe, write_secret
-from .warm import _HELLO_LIMIT, _HELLO_S, _read_small
+from .warm import HELLO_LIMIT, HELLO_S, read_small
 
 
 class _SocketProgress:
@@ -53,9 +53,9 @@ def _child(conn: socket.socket, secret: str, kind: str = "seeds") -> None:
     """One connection: the client's secret first (anything else, and the child leaves without a
     word), then its stdout and stderr and the job; epochs and the result go back (another kind's
     child: its module's ``run(conn, job)``)."""
-    conn.settimeout(_HELLO_S)  # a client that connects and says nothing does not keep the server
+    conn.settimeout(HELLO_S)  # a client that connects and says nothing does not keep the server
     try:
-        hello = wire.recv(conn, limit=_HELLO_LIMIT)
+        hello = wire.recv(conn, limit=HELLO_LIMIT)
     except (EOFError, OSError, wire.ProtocolError):  # a reachability check, a client that gave up, not a client
         return
     given = hello.get("secret") if type(hello) is dict else None
@@ -193,7 +193,7 @@ def serve(sock_path: str, idle_s: float, sys_path: list[str], learn: str | None 
     finally:
         if _inode(name, folder) == inode:
             os.unlink(name, dir_fd=folder)
-        if _read_small(f"{stem}.pid", folder) == me:
+        if read_small(f"{stem}.pid", folder) == me:
             for leftover in (f"{stem}.pid", f"{stem}.key", f"{stem}.lock"):
                 # a starter waiting on the removed lock file may start a second server: harmless, the
                 # later socket replaces the earlier one and the earlier server leaves (not ours any more)

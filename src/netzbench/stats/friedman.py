@@ -62,7 +62,7 @@ import numpy as np
 from scipy import stats
 
 from ._common import ResultMixin
-from .ranks import _as_rank_table
+from .ranks import as_rank_table
 
 __all__ = ["FriedmanResult", "friedman", "tie_corrected"]
 
@@ -119,7 +119,7 @@ def tie_corrected(ranks) -> tuple[float, float]:
     :func:`scipy.stats.friedmanchisquare` for ``k >= 3``; the same formula for
     ``k == 2``; NaN for ``k < 2``, ``N < 1`` or when every task ties every model.
     """
-    r = _as_rank_table(ranks)
+    r = as_rank_table(ranks)
     n_tasks, k = r.shape
     nan = float("nan")
     if k < 2 or n_tasks < 1:
@@ -144,7 +144,7 @@ def friedman(ranks) -> FriedmanResult:
     1 = best; ties averaged).  NaN entries raise ``ValueError``.  See the
     module docstring for the formulas and the edge cases.
     """
-    r = _as_rank_table(ranks)
+    r = as_rank_table(ranks)
     n_tasks, k = r.shape
     nan = float("nan")
     df = max(k - 1, 0)

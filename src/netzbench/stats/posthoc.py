@@ -45,7 +45,7 @@ from ._common import ResultMixin, check_open_unit
 from .multiple import holm
 from .nemenyi import cliques_from_matrix, critical_difference
 from .paired import RESOLUTION, at_resolution, paired_differences, paired_test
-from .ranks import _as_rank_table, rank_matrix
+from .ranks import as_rank_table, rank_matrix
 
 __all__ = ["POSTHOC_METHODS", "PosthocPair", "nemenyi_posthoc", "wilcoxon_holm", "posthoc", "significance_matrix",
            "posthoc_cliques"]
@@ -76,7 +76,7 @@ class PosthocPair(ResultMixin):
 def nemenyi_posthoc(ranks, alpha: float = 0.05) -> list[PosthocPair]:
     """Nemenyi's test on a rank table (N, k) (rank 1 = best; :func:`.ranks.rank_matrix`)."""
     alpha = check_open_unit(alpha, "alpha")
-    r = _as_rank_table(ranks)
+    r = as_rank_table(ranks)
     n, k = r.shape
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     if not pairs or n < 1:

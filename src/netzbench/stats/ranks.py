@@ -35,7 +35,7 @@ __all__ = ["rank_matrix", "mean_ranks", "aggregate_ranks", "AGGREGATIONS", "reli
 AGGREGATIONS = ("uniform", "reliability", "hierarchical", "custom")
 
 
-def _as_rank_table(ranks, name: str = "ranks") -> np.ndarray:
+def as_rank_table(ranks, name: str = "ranks") -> np.ndarray:
     r = np.asarray(ranks, dtype=float)
     if r.ndim != 2:
         raise ValueError(f"{name} must be 2-D (N tasks, k models), got shape {r.shape}")
@@ -91,7 +91,7 @@ def mean_ranks(ranks, weights=None) -> np.ndarray:
     finite and non-negative with a positive sum (``ValueError`` otherwise);
     they are normalised here.  ``N == 0`` returns NaN for every model.
     """
-    r = _as_rank_table(ranks)
+    r = as_rank_table(ranks)
     n_tasks, k = r.shape
     if n_tasks == 0:
         return np.full(k, np.nan)
@@ -167,7 +167,7 @@ def aggregate_ranks(ranks, aggregation: str = "uniform", *, ci_half_widths=None,
         Unknown aggregation (the message lists the choices), a missing or
         mis-shaped argument.
     """
-    r = _as_rank_table(ranks)
+    r = as_rank_table(ranks)
     n_tasks, k = r.shape
     if aggregation == "uniform":
         return mean_ranks(r)

@@ -36,7 +36,7 @@ import numpy as np
 
 from ._common import ResultMixin, readonly
 from .nemenyi import critical_difference
-from .ranks import _as_rank_table
+from .ranks import as_rank_table
 
 __all__ = ["RankStability", "rank_stability", "GAP_QUANTILES"]
 
@@ -74,7 +74,7 @@ def rank_stability(ranks, n_boot: int = 2000, seed=0, alpha: float = 0.05) -> Ra
     alpha : float
         Level of the Nemenyi CD used for ``pair_separation``.
     """
-    r = _as_rank_table(ranks)
+    r = as_rank_table(ranks)
     n_boot = int(n_boot)
     if n_boot < 1:
         raise ValueError(f"n_boot must be >= 1, got {n_boot}")

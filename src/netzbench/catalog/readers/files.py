@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ..checks import DatasetError
-from .network_formats import _open_binary, _parse_numbers, _same_width
+from .streaming import open_binary, parse_numbers, same_width
 
 #: names that are documentation, never data, when looking for a format's files
 _NOT_DATA = ("readme", "license", "licence", "copying", "meta.", "citation", ".md", ".pdf", ".html", ".json",
@@ -97,7 +97,7 @@ def one_file(path: Path, fmt: str, what: str, matches) -> Path:
 
 def read_text(path: Path) -> bytes:
     """The bytes of a (possibly compressed) text file with ``\\r\\n``/``\\r`` line ends made ``\\n``."""
-    with _open_binary(Path(path)) as fh:
+    with open_binary(Path(path)) as fh:
         data = fh.read()
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
@@ -121,7 +121,7 @@ def _prefixes(comments: bytes) -> tuple[bytes, ...]:
     return tuple(bytes([c]) for c in comments)
 
 
-def _is_comment(line: bytes, comments: bytes) -> bool:
+def is_comment(line: bytes, comments: bytes) -> bool:
     stripped = line.lstrip()
     return not stripped or stripped.startswith(_prefixes(comments))
 
@@ -142,7 +142,7 @@ class Table:
         seen = -1
         skipped_header = self.header is None
         for number, raw in enumerate(read_text(self.path).split(b"\n"), 1):
-            if _is_comment(raw, self.comments):
+            if is_comment(raw, self.comments):
                 continue
             if not skipped_header:
                 skipped_header = True
@@ -188,7 +188,7 @@ def read_table(path: Path, fmt: str, what: str, *, columns: int | None = None, m
         end = data.find(b"\n", pos)
         end = len(data) if end < 0 else end
         line, number = data[pos:end], number + 1
-        if not _is_comment(line, comments):
+        if not is_comment(line, comments):
             break
         pos = end + 1
     else:
@@ -219,7 +219,7 @@ def read_table(path: Path, fmt: str, what: str, *, columns: int | None = None, m
 def _fast(body: bytes, sep: bytes | None, comments: bytes, columns: int | None) -> np.ndarray | None:
     """Parse every data line at once with numpy, or None when the lines are not a uniform numeric table."""
     if any(c in body for c in _prefixes(comments)) or b"\n\n" in body or body.startswith(b"\n"):
-        body = b"\n".join(ln for ln in body.split(b"\n") if not _is_comment(ln, comments))
+        body = b"\n".join(ln for ln in body.split(b"\n") if not is_comment(ln, comments))
     body = body.rstrip(b"\n")
     if not body.strip():
         return np.zeros((0, columns or 1))
@@ -228,9 +228,9 @@ def _fast(body: bytes, sep: bytes | None, comments: bytes, columns: int | None) 
         chunk = chunk.replace(sep, b" ")
     width = len(chunk[: chunk.find(b"\n")].split())
     rows = chunk.count(b"\n")
-    if width == 0 or not _same_width(chunk, width, b" "):
+    if width == 0 or not same_width(chunk, width, b" "):
         return None
-    values = _parse_numbers(chunk, " ")
+    values = parse_numbers(chunk, " ")
     if values is None or values.size != width * rows:
         return None
     table = values.reshape(rows, width)
@@ -241,7 +241,7 @@ def _slow(lines, sep, comments, columns, need, path, fmt, what, offset) -> np.nd
     """Line by line: the rows, or a :class:`ReadError` at the first line that does not fit."""
     rows, width = [], None
     for number, line in enumerate(lines, offset + 1):
-        if _is_comment(line, comments):
+        if is_comment(line, comments):
             continue
         fields = [f for f in _fields(line, sep) if f or sep]
         text = line.decode("utf-8", "replace").strip()
@@ -279,10 +279,10 @@ def count_dropped(src: np.ndarray, dst: np.ndarray) -> dict:
 
 def first_data_line(path: Path, comments: bytes = b"#%", skip: int = 0) -> bytes:
     """The first line of ``path`` that is not blank or a comment, after ``skip`` such lines."""
-    with _open_binary(Path(path)) as fh:
+    with open_binary(Path(path)) as fh:
         for raw in fh:
             line = raw.rstrip(b"\r\n")
-            if _is_comment(line, comments):
+            if is_comment(line, comments):
                 continue
             if skip == 0:
                 return line

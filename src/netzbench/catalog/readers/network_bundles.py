@@ -33,9 +33,11 @@ import numpy as np
 from ...graphs.edges import symmetric_edges, undirected_pairs
 from ..checks import normalise_labels
 from ..archives import safe_extract
-from .network_formats import (EdgeRecords, _gml_int, _gml_tree, _open_binary, read_gml, read_konect,
-                              read_multiplex_edges, read_netzschleuder_csv, read_sociopatterns_tij,
+from .edge_records import EdgeRecords
+from .gml import gml_int, gml_tree, read_gml
+from .network_formats import (read_konect, read_multiplex_edges, read_netzschleuder_csv, read_sociopatterns_tij,
                               read_ucinet_csv_matrix)
+from .streaming import open_binary
 from .networks import edge_values, link_dropped, reverse_duplicates, simple_bundle
 from .side_tables import SIDE_TABLES, side_labels
 from .ucinet_dl import dl_values, is_dl, parse_dl
@@ -66,7 +68,7 @@ def _first_line(path: Path) -> bytes:
 def _head(path: Path, size: int = 4096) -> bytes:
     """The first bytes of a (possibly compressed) file, lower case; empty when it cannot be read."""
     try:
-        with _open_binary(path) as fh:
+        with open_binary(path) as fh:
             return fh.read(size).lower()
     except (OSError, EOFError, ValueError):
         return b""
@@ -302,13 +304,13 @@ def _value(token):
 
 def _gml_labels(file: Path, label: str) -> tuple[np.ndarray, list]:
     data = file.read_bytes()
-    graph = next((v for k, v in _gml_tree(data) if k == b"graph" and isinstance(v, list)), [])
+    graph = next((v for k, v in gml_tree(data) if k == b"graph" and isinstance(v, list)), [])
     ids, labels, key = [], [], label.encode()
     for k, node in graph:
         if k != b"node" or not isinstance(node, list):
             continue
         attrs = dict(node)
-        ids.append(_gml_int(attrs[b"id"], "node id"))
+        ids.append(gml_int(attrs[b"id"], "node id"))
         if key not in attrs or isinstance(attrs[key], list):
             m = re.search(rb"\bid\s+" + str(ids[-1]).encode() + rb"\b", data)
             line = data.count(b"\n", 0, m.start()) + 1 if m else None
@@ -331,7 +333,7 @@ def _netzschleuder_labels(nodes: Path | None, label: str, file: Path) -> tuple[n
     return np.asarray([int(r[0]) for r in body], dtype=np.int64), [_value(r[col].strip().encode()) for r in body]
 
 
-def _labelled(ids: np.ndarray, labels: list, records: EdgeRecords) -> tuple[dict, dict, dict | None]:
+def labelled_bundle(ids: np.ndarray, labels: list, records: EdgeRecords) -> tuple[dict, dict, dict | None]:
     order = np.argsort(ids, kind="stable")
     ids = ids[order]
     y = np.asarray([labels[i] for i in order], dtype=object if any(isinstance(v, str) for v in labels) else None)
@@ -365,7 +367,7 @@ def read_network(path: str | Path, fmt: str, family: str = "link_pred", label: s
     notes = {}
     if family == "node_cls":
         dropped = {**count_dropped(records.src, records.dst), **dropped}
-        arrays, counts, mapping = _labelled(ids, labels, records)
+        arrays, counts, mapping = labelled_bundle(ids, labels, records)
         reverse = reverse_duplicates(records, dropped["duplicate_edges"], counts["num_edges"])
         if reverse:
             dropped["reverse_duplicates"] = reverse

@@ -38,8 +38,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .network_formats import (EdgeRecords, gml_file_tree, read_edgelist, read_gml, read_konect, read_multiplex_edges,
-                              read_netzschleuder_csv, read_sociopatterns_tij, read_ucinet_csv_matrix)
+from .edge_records import EdgeRecords
+from .gml import gml_file_tree, read_gml
+from .network_formats import (read_edgelist, read_konect, read_multiplex_edges, read_netzschleuder_csv,
+                              read_sociopatterns_tij, read_ucinet_csv_matrix)
 from .files import count_dropped, first_data_line, read_text, separator
 from .ucinet_dl import dl_values, is_dl
 

@@ -47,7 +47,7 @@ Europe's, would take several GB as a dense matrix).
 
 For ``node_cls`` every node of the table is kept, isolated ones too,
 numbered by increasing id, with the unique undirected edges in both
-directions (:func:`.network_bundles._labelled`); ``link_pred`` goes through
+directions (:func:`.network_bundles.labelled_bundle`); ``link_pred`` goes through
 :func:`.networks.simple_bundle` and :func:`.networks.link_dropped` like the
 other network formats. String classes are mapped to ``0..C-1`` in sorted
 order. networkx is not used: its ``read_edgelist`` would take the CSV
@@ -66,8 +66,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .network_bundles import _labelled
-from .network_formats import EdgeRecords, _parse_numbers
+from .network_bundles import labelled_bundle
+from .edge_records import EdgeRecords
+from .streaming import parse_numbers
 from .networks import link_dropped, simple_bundle
 from .side_tables import classes, first_unknown, is_integer, unique_ids
 from .files import Bundle, ReadError, Table, count_dropped, data_files, read_table, read_text
@@ -260,7 +261,7 @@ def _geom_nodes(file: Path, label: str | None) -> tuple[list[int], list, list[tu
         if len(fields) != len(names) or not is_integer(fields[0]) or not fields[col].strip():
             raise ReadError("geomgcn", file, f"'{'<TAB>'.join(names)}' ({len(names)} TAB-separated fields, an "
                             "integer id, a class)", text, number)
-        values = _parse_numbers(fields[1].replace(",", " ").encode(), " ") if fields[1].strip() else np.zeros(0)
+        values = parse_numbers(fields[1].replace(",", " ").encode(), " ") if fields[1].strip() else np.zeros(0)
         if values is None:
             raise ReadError("geomgcn", file, "comma-separated numbers in the feature field", text, number)
         ids.append(int(fields[0]))
@@ -328,7 +329,7 @@ def read_node_table(path: str | Path, fmt: str, family: str = "node_cls", label:
             raise ReadError(fmt, files[0], "edges between distinct nodes", str(exc)) from None
         notes["node_table"] = f"{files[1].name} declares the nodes (features and classes are not used)"
         return Bundle(arrays, counts, link_dropped(records, {}, counts["num_nodes"]), files[:2], notes)
-    arrays, counts, mapping = _labelled(ids, labels, records)
+    arrays, counts, mapping = labelled_bundle(ids, labels, records)
     if x is not None:
         arrays["x"] = x
         counts["num_features"] = int(x.shape[1])

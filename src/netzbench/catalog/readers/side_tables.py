@@ -40,8 +40,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .network_formats import EdgeRecords
-from .files import ReadError, _is_comment, data_files, read_text
+from .edge_records import EdgeRecords
+from .files import ReadError, is_comment, data_files, read_text
 
 #: formats whose class comes from a node table beside the edge file
 SIDE_TABLES = ("multiplex", "sociopatterns")
@@ -60,7 +60,7 @@ def record_line(file: Path, row: int, comments: bytes = b"#%", header: bool = Fa
     """``(line number, text)`` of data row ``row`` of ``file`` (blank and comment lines skipped)."""
     seen = -2 if header else -1
     for number, raw in enumerate(read_text(file).split(b"\n"), 1):
-        if _is_comment(raw, comments):
+        if is_comment(raw, comments):
             continue
         seen += 1
         if seen == row:

@@ -1,6 +1,6 @@
 """Graph files written by network tools: GraphML, Pajek ``.net`` and GEXF, read into edge records.
 
-Each reader returns a :class:`ToolGraph`: the :class:`~.network_formats.EdgeRecords` of the file
+Each reader returns a :class:`ToolGraph`: the :class:`~.edge_records.EdgeRecords` of the file
 (node ids as :mod:`.networks` expects them), what the records carry besides their two ends (the
 keys of :func:`.networks.edge_values`: ``weights``, ``edge_attributes``, ``layers``,
 ``timestamps``), facts for ``notes`` (:data:`NOTE_KEYS`) and, for GraphML and GEXF, the declared
@@ -95,7 +95,7 @@ import numpy as np
 
 from . import limits
 from .files import ReadError, read_text
-from .tool_graph import NOTE_KEYS, NodeAttribute, ToolGraph, _values, _with_directions
+from .tool_graph import NOTE_KEYS, NodeAttribute, ToolGraph, note_edge_attributes, with_directions
 from .tool_xml import read_gexf, read_graphml
 
 __all__ = ["NOTE_KEYS", "NodeAttribute", "ToolGraph", "looks_like_pajek", "read_gexf", "read_graphml", "read_pajek"]
@@ -243,7 +243,7 @@ def read_pajek(path: str | Path) -> ToolGraph:
     if n is None:
         raise ReadError("pajek", file, "a '*Vertices N' line", "none")
     info: dict = {}
-    _values(info, list(options), weighted)
+    note_edge_attributes(info, list(options), weighted)
     if len(relations) > 1:
         info["layers"] = True
     if first is not None:
@@ -251,6 +251,6 @@ def read_pajek(path: str | Path) -> ToolGraph:
     if skipped:
         info["ignored_sections"] = skipped
     ids = np.arange(1, n + 1, dtype=np.int64)
-    records = _with_directions(np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64),
+    records = with_directions(np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64),
                                np.asarray(flags, dtype=bool), n, info)
     return ToolGraph("pajek", file, records, info, ids, [str(i) for i in ids], [None] * n)

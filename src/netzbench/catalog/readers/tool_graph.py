@@ -14,12 +14,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .network_formats import EdgeRecords
+from .edge_records import EdgeRecords
 from .files import ReadError
 
 #: the facts of a tool file that go into ``notes`` (not ``dropped``)
 NOTE_KEYS = ("edge_directions", "nested_graphs", "two_mode", "ignored_sections")
-_NESTED = object()  # the value of a <data>/<attvalue> that holds XML elements instead of text
+NESTED_VALUE = object()  # the value of a <data>/<attvalue> that holds XML elements instead of text
 _INT_ID = re.compile(r"[+-]?\d{1,18}")
 _INT_TYPES = {"int", "long", "integer", "short", "byte", "biginteger"}
 _FLOAT_TYPES = {"float", "double", "bigdecimal"}
@@ -34,7 +34,7 @@ class NodeAttribute:
     type: str
     line: int
     default: object = None  # text, or None without a <default>
-    values: dict = field(default_factory=dict)  # node position -> text (or _NESTED)
+    values: dict = field(default_factory=dict)  # node position -> text (or NESTED_VALUE)
     changing: tuple | None = None  # (node position, line) of a node given two different values
 
 
@@ -74,7 +74,7 @@ class ToolGraph:
             if text is None:
                 raise ReadError(self.fmt, self.file, f"a value of {label!r} on every node (the class; or a default)",
                                 f"node {name!r} without one", self.node_lines[pos])
-            if text is _NESTED:
+            if text is NESTED_VALUE:
                 raise ReadError(self.fmt, self.file, f"a text value of {label!r} (the class)",
                                 f"node {name!r}: XML elements (drawing data such as yEd's)", self.node_lines[pos])
             try:
@@ -105,7 +105,7 @@ def _typed(text: str, kind: str):
     return text
 
 
-def _unit(text: str) -> bool:
+def is_unit_weight(text: str) -> bool:
     """Whether a weight value is 1 (carries nothing)."""
     try:
         return float(text) == 1.0
@@ -125,7 +125,7 @@ def _number(names: list) -> tuple[np.ndarray, str | None]:
     return np.arange(len(names), dtype=np.int64), "strings, numbered in the order the file declares the nodes"
 
 
-def _finish(fmt: str, file: Path, names: list, lines: list, ends: tuple, directed: list, info: dict,
+def finish_graph(fmt: str, file: Path, names: list, lines: list, ends: tuple, directed: list, info: dict,
             attributes: dict | None = None) -> ToolGraph:
     """The :class:`ToolGraph` of an XML file: endpoints resolved to ids, the directions counted."""
     (src_names, dst_names, edge_lines) = ends
@@ -143,11 +143,11 @@ def _finish(fmt: str, file: Path, names: list, lines: list, ends: tuple, directe
     flags = np.asarray(directed, dtype=bool)
     if note:
         info["node_ids"] = note
-    return ToolGraph(fmt, file, _with_directions(src, dst, flags, len(names), info), info, ids, names, lines,
+    return ToolGraph(fmt, file, with_directions(src, dst, flags, len(names), info), info, ids, names, lines,
                      attributes or {})
 
 
-def _with_directions(src: np.ndarray, dst: np.ndarray, flags: np.ndarray, declared: int, info: dict) -> EdgeRecords:
+def with_directions(src: np.ndarray, dst: np.ndarray, flags: np.ndarray, declared: int, info: dict) -> EdgeRecords:
     arcs = int(flags.sum())
     if 0 < arcs < flags.size:
         info["edge_directions"] = {"directed": arcs, "undirected": int(flags.size - arcs)}
@@ -155,7 +155,7 @@ def _with_directions(src: np.ndarray, dst: np.ndarray, flags: np.ndarray, declar
     return EdgeRecords(src.astype(np.int64), dst.astype(np.int64), directed, declared)
 
 
-def _values(info: dict, names: list, weighted: bool) -> None:
+def note_edge_attributes(info: dict, names: list, weighted: bool) -> None:
     names = sorted(set(names))
     if names:
         info["edge_attributes"] = names

@@ -13,10 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from xml.parsers import expat
 
-from .network_formats import _open_binary
+from .streaming import open_binary
 from .networks import WEIGHT_ATTRIBUTES
 from .files import ReadError
-from .tool_graph import _NESTED, NodeAttribute, ToolGraph, _finish, _unit, _values
+from .tool_graph import NESTED_VALUE, NodeAttribute, ToolGraph, finish_graph, is_unit_weight, note_edge_attributes
 
 
 def _parse_xml(file: Path, fmt: str, handler) -> None:
@@ -42,7 +42,7 @@ def _parse_xml(file: Path, fmt: str, handler) -> None:
     parser.EntityDeclHandler = entity
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     try:
-        with _open_binary(file, lines=False) as fh:  # XML may be one line
+        with open_binary(file, lines=False) as fh:  # XML may be one line
             parser.ParseFile(fh)
     except expat.ExpatError as exc:
         raise ReadError(fmt, file, "well-formed XML", expat.ErrorString(exc.code), exc.lineno) from None
@@ -96,7 +96,7 @@ class _Handler:
     def end(self) -> None:
         kind = self.stack.pop()
         if kind in self.TEXT:
-            self.closed(kind, _NESTED if self.nested_text else "".join(self.buffer).strip())
+            self.closed(kind, NESTED_VALUE if self.nested_text else "".join(self.buffer).strip())
         elif kind == "node":
             self.nodes.pop()
         else:
@@ -209,7 +209,7 @@ class _GraphML(_Handler):
             on, key = self.data
             if on == "node":
                 self.node_data.setdefault(key, {})[self.nodes[-1]] = value
-            elif value is _NESTED or not _unit(value):
+            elif value is NESTED_VALUE or not is_unit_weight(value):
                 self.edge_data[key] = True
         elif kind == "default":
             self.keys[self.key]["default"] = value
@@ -227,13 +227,13 @@ def read_graphml(path: str | Path) -> ToolGraph:
     info: dict = {}
     edge_keys = dict(h.edge_data)
     if h.src:  # a default for edges is a value on every edge
-        edge_keys.update({k: not _unit(v["default"]) for k, v in h.keys.items() if v["for"] in ("edge", "all")
-                          and v["default"] not in (None, _NESTED) and k not in edge_keys})
+        edge_keys.update({k: not is_unit_weight(v["default"]) for k, v in h.keys.items() if v["for"] in ("edge", "all")
+                          and v["default"] not in (None, NESTED_VALUE) and k not in edge_keys})
 
     def named(key):
         return h.keys[key]["name"] if key in h.keys and h.keys[key]["name"] else key
 
-    _values(info, [named(k) for k in edge_keys],
+    note_edge_attributes(info, [named(k) for k in edge_keys],
             any(other for k, other in edge_keys.items() if named(k).lower() in WEIGHT_ATTRIBUTES))
     if h.nested:
         info["nested_graphs"] = h.nested
@@ -242,7 +242,7 @@ def read_graphml(path: str | Path) -> ToolGraph:
     for key, values in h.node_data.items():  # data naming an undeclared key: the key id is its name
         if key not in h.keys:
             attributes[key] = NodeAttribute(key, None, "string", h.lines[min(values)], None, values)
-    return _finish("graphml", file, h.names, h.lines, (h.src, h.dst, h.edge_lines), h.directed, info, attributes)
+    return finish_graph("graphml", file, h.names, h.lines, (h.src, h.dst, h.edge_lines), h.directed, info, attributes)
 
 
 # ---------------------------------------------------------------------------------- GEXF
@@ -308,7 +308,7 @@ class _GEXF(_Handler):
                 elif key == "kind":
                     self.kinds.add(value)
                 elif key not in ("id", "source", "target", "type"):
-                    self.edge_xml[key] = self.edge_xml.get(key, False) or not _unit(value)
+                    self.edge_xml[key] = self.edge_xml.get(key, False) or not is_unit_weight(value)
             return "edge"
         if name == "spells" and parent == "edge":
             self.timestamps = True
@@ -330,7 +330,7 @@ class _GEXF(_Handler):
         if self.owner[-1] == "edge":
             if attrs.keys() & {"start", "end", "startopen", "endopen"}:
                 self.timestamps = True
-            self.edge_values[aid] = self.edge_values.get(aid, False) or not _unit(value)
+            self.edge_values[aid] = self.edge_values.get(aid, False) or not is_unit_weight(value)
             return
         pos = self.nodes[-1]
         attr = self.declared["node"].get(aid)
@@ -357,8 +357,8 @@ def read_gexf(path: str | Path) -> ToolGraph:
     edge_attrs = h.declared["edge"]
     values = dict(h.edge_values)
     if h.src:
-        values.update({k: not _unit(a.default) for k, a in edge_attrs.items()
-                       if a.default not in (None, _NESTED) and k not in values})
+        values.update({k: not is_unit_weight(a.default) for k, a in edge_attrs.items()
+                       if a.default not in (None, NESTED_VALUE) and k not in values})
 
     def named(aid):
         return edge_attrs[aid].name or aid if aid in edge_attrs else aid
@@ -367,12 +367,12 @@ def read_gexf(path: str | Path) -> ToolGraph:
     weighted = any(other for k, other in values.items() if named(k).lower() in WEIGHT_ATTRIBUTES)
     weighted = weighted or any(other for k, other in h.edge_xml.items() if k.lower() in WEIGHT_ATTRIBUTES)
     info: dict = {}
-    _values(info, names, weighted)
+    note_edge_attributes(info, names, weighted)
     if len(h.kinds) > 1:
         info["layers"] = True
     if h.timestamps:
         info["timestamps"] = True
     if h.nested:
         info["nested_graphs"] = h.nested
-    return _finish("gexf", file, h.names, h.lines, (h.src, h.dst, h.edge_lines), h.directed, info,
+    return finish_graph("gexf", file, h.names, h.lines, (h.src, h.dst, h.edge_lines), h.directed, info,
                    h.declared["node"])

@@ -62,7 +62,8 @@ import numpy as np
 
 from . import limits
 from .files import ReadError, read_text
-from .network_formats import EdgeRecords, _open_binary
+from .edge_records import EdgeRecords
+from .streaming import open_binary
 from .ucinet_dl_header import DL_WORD, FMT, FORMATS, LAYOUTS, Header, read_header, section_labels, size, tokens
 
 __all__ = ["FMT", "LAYOUTS", "DLNetwork", "dl_values", "is_dl", "parse_dl", "read_ucinet_dl"]
@@ -72,7 +73,7 @@ def is_dl(path: str | Path) -> bool:
     """Whether ``path`` is a UCINET DL file: its first word is ``DL`` (any case; a BOM and blank lines
     before it are skipped), whatever its suffix."""
     try:
-        with _open_binary(Path(path)) as fh:
+        with open_binary(Path(path)) as fh:
             head = fh.read(4096)
     except (OSError, EOFError, ValueError):
         return False
