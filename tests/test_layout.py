@@ -25,8 +25,8 @@ LAYERS = {
     "catalog": 3, "training": 3, "model_traits": 3, "settings": 3,
     "run": 4, "report": 4, "readers": 4,
     "config": 5, "study": 5, "seed_plan": 5, "structure_controls": 5, "quick": 5, "console": 5, "listing": 5,
-    "api": 6, "cli_common": 6, "cli_review": 7, "cli": 8, "report_server": 9,
-    "__init__": 10,
+    "api": 6, "cli_common": 6, "cli_review": 7, "cli": 8,
+    "__init__": 9,
 }
 
 

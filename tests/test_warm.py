@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from netzbench.run import warm, warm_cli, wire
+from netzbench.run import warm, wire
 from netzbench.run.execute import train_cell
 
 from helpers import as_settings, make_params, misbehaving_workdir
@@ -301,42 +301,3 @@ def test_a_server_started_to_learn_a_model_learns_it_in_a_child(workdir, warm_on
     assert warm.start_server(5, learn="warmlab.models:Linear") == (sock, False)  # running: nothing to start
 
 
-def _outputs(root: Path) -> dict:
-    return {str(p.relative_to(root)): p.read_bytes() for folder in ("reports", "plots", "metrics")
-            for p in sorted((root / folder).rglob("*")) if p.is_file() and "runs" not in p.parts
-            and "candidate" not in p.parts}
-
-
-def test_the_report_stage_runs_in_the_report_server_the_train_stage_started(workdir, warm_on):
-    """A new candidate's train stage starts a report server (the report's imports while the stage waits for
-    its seeds); the report stage that follows runs in a child of it, and writes what it writes alone."""
-    env = _candidate_pipeline(workdir)
-    cli = str(Path(sys.executable).parent / "netzbench")
-    before = dict(warm.servers())
-    done = subprocess.run([cli, "train", "--all"], cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    reports = [pid for fp, pid in warm.servers() if fp not in before and warm.kind_of(pid) == warm_cli.REPORT_SERVER]
-    assert len(reports) == 1, warm.servers()
-    done = subprocess.run([cli, "report"], cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert "run by the warm report server" in done.stderr
-    warm_outputs = _outputs(workdir)
-    assert "reports/REPORT.md" in warm_outputs and "plots/critical_difference.png" in warm_outputs
-    assert warm.stop_servers() >= 1 and _wait(lambda: not _alive(reports[0]))
-    done = subprocess.run([cli, "report"], cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert "run by the warm report server" not in done.stderr
-    assert _outputs(workdir) == warm_outputs
-
-
-def test_a_report_server_says_what_the_report_says(workdir, warm_on):
-    """A report that fails in the server's child fails the stage with the report's own message and status."""
-    env = _candidate_pipeline(workdir)
-    cli = str(Path(sys.executable).parent / "netzbench")
-    done = subprocess.run([cli, "train", "--all"], cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    (workdir / "metrics/runs/random_tsp/GCN.json").write_text("{torn")
-    done = subprocess.run([cli, "report"], cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 2, done.stderr
-    assert "GCN.json" in done.stderr and "nothing was published" in done.stderr
-    assert "run by the warm report server" in done.stderr

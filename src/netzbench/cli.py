@@ -130,14 +130,10 @@ def train(task: str | None, model: str | None, all_tasks: bool, params_path: str
     ahead: dict = {}
 
     def before_import(settings) -> None:
-        new_candidate = _warm_while_importing(settings)
+        _warm_while_importing(settings)
         if all_tasks and task is None:  # the roster needs no candidate: planned (and its cached records
-            # written) while a new candidate's facts are learnt, not after
+            # written) while a new candidate's traits are learnt, not after
             ahead["roster"] = roster_ahead(settings.tasks, settings, data_root=data_root)
-            if new_candidate:  # seconds left before the candidate's first seed: the report stage's imports
-                from .run.warm_cli import start_report_in_background
-
-                start_report_in_background(settings.execution)
 
     settings = checked_params(params_path, before_import=before_import)
     if all_tasks == (task is not None):
@@ -417,16 +413,12 @@ def warm(stop: bool, everywhere: bool) -> None:
 @click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
 def report(params_path: str) -> None:
     """Build the statistical report from the run records of the roster in params.yaml."""
-    from .run.warm_cli import run_report_warm
     from .settings import Settings
 
     try:  # values only: the report reads run records, never the catalogue
         settings = check_rank_names(Settings.load(params_path), params_path)
     except ParamsError as exc:
         raise UserError(str(exc)) from None
-    code = run_report_warm(["report", "--params", params_path], settings.execution)  # in a report server's child
-    if code is not None:
-        raise SystemExit(code)
     from .report.stage import run_report_stage
 
     unchanged = "nothing was published: the previous report outputs are unchanged"

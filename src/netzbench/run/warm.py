@@ -30,8 +30,9 @@ worker) and the job, and the child reports ``limits`` (its timer is armed),
 stops at its next epoch report; one past ``exec.timeout_s`` plus
 :data:`.worker.KILL_GRACE_S` (a model that swallowed its alarm) is killed by
 the client. A job or result that JSON cannot carry exactly (a model object
-from the Python API, a tuple) runs in the stage's own pool instead. A report
-server (:mod:`.warm_cli`) is this process with another preload and job.
+from the Python API, a tuple) runs in the stage's own pool instead. A server of
+another ``kind`` (a module whose children run a command line) is this process with another preload and
+job; the package starts none since the report server was retired (issue 49).
 
 Who may use a server, on a machine shared with other users:
 
@@ -136,7 +137,7 @@ def _package_digest(h) -> None:
 
 def fingerprint(kind: str = "seeds") -> str:
     """What a server's children inherit and a forkserver's would: interpreter, import path, working
-    directory, environment, netzbench source, torch and PyG; ``kind``: seeds or another (:mod:`.warm_cli`)."""
+    directory, environment, netzbench source, torch and PyG; ``kind``: seeds or another (a module, see above)."""
     h = hashlib.sha256(b"" if kind == "seeds" else f"{kind}\0".encode())
     env = {k: v for k, v in os.environ.items() if k not in _VOLATILE_ENV and not k.startswith("DVC_")}
     h.update(json.dumps([sys.executable, sys.path, os.getcwd(), sorted(env.items())]).encode())
@@ -189,7 +190,7 @@ def socket_path(kind: str = "seeds") -> Path:
 def start_server(idle_s: float, *, check: bool = False, learn: str | None = None,
                  kind: str = "seeds") -> tuple[Path, bool]:
     """:func:`ensure_server`, and whether this call started the server (so whether ``learn`` was passed on).
-    ``kind``: a module whose children run a command line (:mod:`.warm_cli`)."""
+    ``kind``: a module whose children run a command line."""
     sock = socket_path(kind)
     folder, fp = sock.parent, sock.stem
     if sock.exists() and not check:
@@ -304,7 +305,7 @@ def servers() -> list[tuple[str, int]]:
 
 
 def kind_of(pid: int) -> str:
-    """``"seeds"``, or the module server ``pid``'s children run (its command line; :mod:`.warm_cli`)."""
+    """``"seeds"``, or the module server ``pid``'s children run (its command line)."""
     argv = process_argv(pid) or []
     return argv[7] if len(argv) > 7 else "seeds"
 
@@ -327,7 +328,7 @@ def listing() -> list[str]:
     or another."""
     current, lines = fingerprint(), []
     for fp, pid in servers():
-        kind = kind_of(pid).rpartition(".")[2].replace("_", " ")  # "report server" for netzbench.report_server
+        kind = kind_of(pid).rpartition(".")[2].replace("_", " ")  # "<name> server" for netzbench.<name>
         whose = (("this checkout" + (f", a {kind}" if kind != "seeds" else "" if fp == current
                                      else ", other code or environment than here now"))
                  if here(pid) else "another checkout")

@@ -131,8 +131,7 @@ def serve(sock_path: str, idle_s: float, sys_path: list[str], learn: str | None 
     (:func:`netzbench.model_traits.learn`, for :mod:`.prewarm`): torch is loaded by then, and the server
     itself never imports a user's module (its children must start as a forkserver's would).
     Another ``kind``: the module (named by the process of this user that started the server, never over
-    the socket) that the server imports instead and whose ``run(conn, job)`` each child calls, e.g.
-    :mod:`netzbench.report_server` (:mod:`.warm_cli`)."""
+    the socket) that the server imports instead and whose ``run(conn, job)`` each child calls."""
     sys.path[:] = sys_path  # the caller's, not ``-m``'s working directory first
     if kind != "seeds":
         import importlib
