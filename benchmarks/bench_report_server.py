@@ -23,7 +23,7 @@ import sys
 
 PROBE = r"""
 import time
-import netzbench.cli  # both paths import the command line
+from netzbench import cli  # noqa: F401 - both paths import the command line (this script trains nothing)
 t, c = time.perf_counter(), time.process_time()
 import netzbench.report.stage  # noqa: F401
 from matplotlib.figure import Figure
