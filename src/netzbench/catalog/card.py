@@ -14,7 +14,9 @@
   metric the task is scored by and the constant predictor's score in it (the
   majority share for accuracy, 0.5 for ROC-AUC), and for node classification
   edge and adjusted homophily and label informativeness (:mod:`.graph_stats`);
-  targets of regression;
+  targets of regression; for a user's dataset the original value of each
+  class and the labels left out as missing (``meta.json``'s
+  ``label_mapping`` and ``label_missing``: :mod:`.labels`);
 - ``split``: how the split is made and its audits: items in more than one
   of train/validation/test, identical graphs (Weisfeiler-Lehman hash) with
   identical labels across splits, held-out triples repeating a training
@@ -59,6 +61,20 @@ def _graph_sizes(edge_index, num_nodes: int, meta: dict) -> tuple[dict, np.ndarr
 
 def _dropped(meta: dict) -> dict:
     return {k: v for k, v in (meta.get("dropped") or {}).items() if v not in (0, False, None, [], {})}
+
+
+def _originals(labels: dict | None, meta: dict) -> dict | None:
+    """``labels`` with what the classes were in the files (``meta.json``'s ``label_mapping``: class ``i`` is
+    ``original_values[i]``) and the labels left out as missing (``label_missing``: codes, how they were
+    found, how many items): the classes alone would not say either."""
+    if labels is None:
+        return None
+    mapping = meta.get("label_mapping") or {}
+    if mapping:
+        labels = {**labels, "original_values": [mapping[str(i)] for i in range(len(mapping))]}
+    if meta.get("label_missing"):
+        labels = {**labels, "missing": meta["label_missing"]}
+    return labels
 
 
 def _twice_listed(edge_index) -> int:
@@ -253,6 +269,7 @@ def build_card(task_dir: str | Path) -> dict:
     else:
         body = _link_card(arrays, meta, warnings)
     body["sizes"]["dropped"] = _dropped(meta)
+    body["labels"] = _originals(body["labels"], meta)
     features = int(np.asarray(arrays["x"]).reshape(len(np.asarray(arrays["x"])), -1).shape[1]) if "x" in arrays else 0
     body["sizes"]["node_features"] = features or "none (structural features at training time)"
     if meta.get("node_features"):  # a declared graph without features: what fetch gave it (catalog.positional)

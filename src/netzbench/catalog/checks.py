@@ -11,7 +11,9 @@ class, or failing every seed later with a string label:
   split given with the data. Labels that are not the integers ``0..C-1``
   (strings, ``-1/1``, floats that are whole numbers) are mapped to
   ``0..C-1`` in sorted order and the mapping is recorded in ``meta.json``
-  (``label_mapping``: class index -> original label);
+  (``label_mapping``: class index -> original label); a custom task's labels
+  are mapped once more from those originals, missing codes left out as
+  ``-1``, which counts as no class here (:mod:`.labels`);
 - regression targets finite;
 - every split part given with the data non-empty;
 - edge indices inside ``[0, num_nodes)`` (per graph for collections),
@@ -95,13 +97,14 @@ def _labels(y) -> np.ndarray:
 
 
 def _class_check(y: np.ndarray, train: np.ndarray | None, what: str) -> None:
-    classes = np.unique(y)
+    labelled = y >= 0  # -1: a missing label (:mod:`.labels`), no class
+    classes = np.unique(y[labelled])
     if classes.size < 2:
         raise DatasetError(f"the {what} labels hold {classes.size} class{'es' if classes.size != 1 else ''} "
                            f"({classes.tolist()}): a classifier cannot be compared on one class (it scores "
                            "1.000 by predicting it); check the label field")
-    if train is not None and np.unique(y[train]).size < 2:
-        raise DatasetError(f"the training {what}s hold one class only ({np.unique(y[train]).tolist()}): "
+    if train is not None and np.unique(y[train & labelled]).size < 2:
+        raise DatasetError(f"the training {what}s hold one class only ({np.unique(y[train & labelled]).tolist()}): "
                            "nothing to learn from; check the split")
 
 

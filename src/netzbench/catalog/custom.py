@@ -6,6 +6,7 @@ Raw files in a known format, no code (the declarative route)::
       my_net:  {format: gml, path: raw/my_net, family: link_pred}
       my_book: {path: raw/books.gml, family: node_cls, label: value}   # format guessed from the files
       my_mols: {format: tu, path: /data/MY_MOLS/raw, family: graph_cls, epochs: 50}
+      my_poll: {path: raw/poll.gml, family: node_cls, label: answer, missing: 9}  # 9: no answer, no class
 
 ``path`` (a folder or one file; relative to the repository) is the user's
 raw input: netzbench reads it and never writes or deletes it. The formats
@@ -46,6 +47,7 @@ from ..params import check_name, closest
 from ..paths import import_ref, user_root
 from . import positional
 from .checks import DatasetError, normalise_labels
+from .labels import LabelError, relabel
 from .readers.declared import FAMILIES, FORMATS, read_dataset
 from .readers.network_bundles import LABELLED
 from .readers.files import data_files, sha256_of
@@ -53,8 +55,8 @@ from .table import CATEGORIES, DATASETS, TASKS, Dataset, TaskSpec, add_dataset, 
 
 #: a seed-aware loader runs at training time, as a generator (part of result identity)
 GENERATOR = "netzbench.synthetic.user:generate"
-ENTRY_KEYS = ("loader", "format", "path", "family", "label", "features", "epochs", "category", "split", "name",
-              "description", "license", "citation")
+ENTRY_KEYS = ("loader", "format", "path", "family", "label", "features", "missing", "epochs", "category", "split",
+              "name", "description", "license", "citation")
 #: entry keys holding free text (or a split name: which ones fit the data is checked at fetch)
 TEXT_KEYS = ("split", "name", "description", "license", "citation")
 DEFAULT_EPOCHS = 100
@@ -119,6 +121,8 @@ def _check_entry(tid: str, entry: dict) -> tuple[str | None, str | None]:
         if family not in ("node_cls", "link_pred"):
             raise ParamsError(f"{where}.features` is for node_cls and link_pred: a {family} collection's graphs "
                               "bring their own node features (or structural ones within each graph); drop it")
+    if "missing" in entry:
+        _check_missing(where, entry["missing"], family)
     category = entry.get("category")
     if category is not None and category not in (*CATEGORIES, "custom"):
         raise ParamsError(f"{where}.category` must be one of {', '.join((*CATEGORIES, 'custom'))}, got "
@@ -127,6 +131,17 @@ def _check_entry(tid: str, entry: dict) -> tuple[str | None, str | None]:
         if entry.get(key) is not None and not isinstance(entry[key], str):
             raise ParamsError(f"{where}.{key}` must be text, got {entry[key]!r}")
     return loader, fmt
+
+
+def _check_missing(where: str, missing, family: str) -> None:
+    """Raise :class:`ParamsError` unless ``missing`` is label values (:mod:`.labels`) of a classification task."""
+    codes = missing if isinstance(missing, list) else [missing]
+    if not all(isinstance(c, (str, int, float)) and not isinstance(c, bool) for c in codes):
+        raise ParamsError(f"{where}.missing` is the label value (or a list of them) that means 'no label', "
+                          f"e.g. 9 or [9, 'NA'] ([] for none), got {missing!r}")
+    if family not in ("node_cls", "graph_cls"):
+        raise ParamsError(f"{where}.missing` names missing class labels: node_cls and graph_cls only, not "
+                          f"{family}; drop it")
 
 
 def register_custom_tasks(custom: dict) -> None:
@@ -143,6 +158,7 @@ def register_custom_tasks(custom: dict) -> None:
         params = {"loader": loader, "family": family} if loader else {"family": family, "format": fmt,
                                                                       "label": entry.get("label")}
         params["features"] = entry.get("features")
+        params["missing"] = entry.get("missing")
         params = {k: v for k, v in {**params, "path": entry.get("path")}.items() if v is not None}
         source = loader or f"{fmt or 'raw'} files in {entry['path']}"
         DATASETS.pop(tid, None)
@@ -184,7 +200,12 @@ def raw_hashes(files, base: Path) -> dict[str, str]:
 
 
 def loader_params(params: dict, out: str | os.PathLike) -> dict:
-    """The generator parameters of a seed-aware loader: loader, family and the ``root`` it is given."""
+    """The generator parameters of a seed-aware loader: loader, family and the ``root`` it is given.
+    ``missing:`` cannot apply: the loader's labels are made at training time, per seed, past fetch."""
+    if "missing" in params:
+        raise DatasetError(f"custom task {Path(out).name!r}: `missing:` applies to data read at fetch; a seed-aware "
+                           "loader's labels are made at training time: leave an unlabelled graph out, give an "
+                           "unlabelled node y = -1")
     root = str(raw_path(params["path"], out)) if "path" in params else str(out)
     return {"loader": params["loader"], "family": params["family"], "root": root}
 
@@ -219,12 +240,15 @@ def with_features(obj, family: str):
 
 
 def process(root: str, family: str, loader: str | None = None, path: str | None = None, format: str | None = None,
-            label: str | None = None, features: str | None = None) -> tuple[dict, dict, dict]:
+            label: str | None = None, features: str | None = None, missing=None) -> tuple[dict, dict, dict]:
     """Read a custom task's data: ``(arrays, counts, record)``, ``record`` holding the fields of
     ``meta.json`` that say where the data came from (format, raw file hashes, loader, what was
     dropped, the class-label mapping when labels were not ``0..C-1``: :mod:`.checks`, and for node
-    classification the node features used where the files give none: :mod:`.positional`)."""
+    classification the node features used where the files give none: :mod:`.positional`). Class labels
+    are made ``0..C-1`` from their original values and ``missing`` codes (None: those recognised in the
+    files) left out (:mod:`.labels`: ``label_mapping``, ``label_missing``)."""
     arrays, counts, record = _read(root, family, loader, path, format, label)
+    arrays, record = _classes(root, family, arrays, record, missing)
     if family in ("node_cls", "link_pred") and not (family == "link_pred" and "train_edge_type" in arrays):
         choose = positional.node_features if family == "node_cls" else positional.link_features
         try:
@@ -236,6 +260,21 @@ def process(root: str, family: str, loader: str | None = None, path: str | None 
             if "x" in arrays or "laplacian_k" in arrays:
                 counts = {**counts, "num_features": int(arrays["x"].shape[1]) if "x" in arrays else used["dim"]}
     return arrays, counts, record
+
+
+def _classes(root: str, family: str, arrays: dict, record: dict, missing) -> tuple[dict, dict]:
+    """``(arrays, record)`` with class labels ``0..C-1`` and missing ones left out (:func:`.labels.relabel`):
+    ``record``'s ``label_mapping`` replaced by the final one, ``label_missing`` added when labels were missing.
+    (The family's counts, ``num_classes`` and ``num_graphs`` among them, are made from the arrays at fetch.)"""
+    try:
+        arrays, mapping, gone = relabel(arrays, family, record.pop("label_mapping", None), missing)
+    except LabelError as exc:
+        raise DatasetError(f"custom task {Path(root).name!r} ({family}): {exc}") from None
+    if mapping is not None:
+        record["label_mapping"] = mapping
+    if gone:
+        record["label_missing"] = gone
+    return arrays, record
 
 
 def _read(root: str, family: str, loader: str | None, path: str | None, format: str | None,

@@ -243,6 +243,12 @@ def _fill(task, ds, settings, out: Path, tmp: Path, meta: dict, previous: dict |
         origin = f"custom:{record.get('loader') or record['format']}"
         if "recognised" in record.get("notes", {}):  # the files hold another format than the entry says
             log.info(f"{task_id}: {record['notes']['recognised']}")
+        if "label_missing" in record:  # what the benchmark will not score, said where the user looks
+            gone = record["label_missing"]
+            how = ("declared by `missing:`" if gone["found"] == "declared"
+                   else "recognised as missing; `missing: []` in the entry makes every label a class")
+            log.info(f"{task_id}: {gone['count']} {'graph' if task.family == 'graph_cls' else 'node'}(s) without a "
+                     f"class, labelled {gone['codes']} ({how})")
     elif ds.synthetic:
         gen_params = dict(ds.generator_params)
         if settings.protocol.synthetic_graphs == "reference":
