@@ -6,7 +6,7 @@ What the child did not pay, and a report stage without the server does, is impor
 (scipy, statsmodels, matplotlib, ``netzbench.report.stage``) and drawing the first figure (fonts,
 mathtext, the PNG encoder: the server's warm-up, repeated here) -- both after the command line, which
 either path imports. This script times exactly that, in fresh interpreters that imported
-``netzbench.cli`` first, ``--runs`` times, and prints each time, the median and the load average: the
+the command line module first, ``--runs`` times, and prints each time, the median and the load average: the
 cost of retiring the server, per report stage (retired: under 2 s). Its CPU time too: the imports run on one core, so on a
 machine that others load, the CPU time estimates the wall time of an idle one. (Issue 49: retire it if under 2 s.)
 

@@ -117,7 +117,7 @@ def tost_paired(a, b, margin: float, alpha: float = 0.05, resolution: float = RE
 
 def tost_welch(mean_a: float, se_a: float, n_a: int, mean_b: float, se_b: float, n_b: int, margin: float,
                alpha: float = 0.05) -> TostResult:
-    """Two one-sided Welch t tests of two independent means given as summaries (mean, standard error
+    r"""Two one-sided Welch t tests of two independent means given as summaries (mean, standard error
     of the mean, count): is :math:`|\mu_a - \mu_b| < \delta`?
 
     With :math:`\Delta = \bar a - \bar b`, :math:`SE = \sqrt{SE_a^2 + SE_b^2}` and the Welch–Satterthwaite
