@@ -46,11 +46,11 @@ def test_docs_results_states_the_studys_state():
     study = next((s for s in pub.published_state(REPO) if s["name"] == "protocol study"), None)
     if study is None:
         pytest.skip("no protocol study published")
-    said = re.search(r"study state: (current|stale)", text)
-    assert said, "docs/results.md does not say `study state: current` or `study state: stale`"
-    assert said[1] == ("stale" if study["stale"] else "current"), \
+    said = re.search(r"study state: (current|incomplete|stale)", text)
+    assert said, "docs/results.md does not say `study state: current`, `incomplete` or `stale`"
+    assert said[1] == ("stale" if study["stale"] else "incomplete" if study["remaining"] else "current"), \
         f"docs/results.md says the study is {said[1]}; it records code {study['recorded']}, main's is {study['current']}"
-    assert study["stale"] == ("complete with this code" not in text)
+    assert (study["stale"] or bool(study["remaining"])) == ("complete with this code" not in text)
 
 
 # ------------------------------------------------------------------------------- the machinery, on copies
@@ -171,3 +171,11 @@ def test_docs_study_state_sentence_is_written_from_the_study(tmp_path):
     pub.mark(root, docs=True, current="c" * 64)
     text = (root / "docs/results.md").read_text()
     assert "(study state: current)" in text and pub.BEGIN not in text  # all current: no banner
+    (root / "reports/protocol_study.json").write_text(json.dumps({"code": "c" * 64, "tasks": {},
+                                                                   "remaining": {"cora": ["strict"], "mutag": []}}))
+    assert [s["remaining"] for s in pub.published_state(root, "c" * 64) if s["name"] == "protocol study"] == \
+        [{"cora": ["strict"]}]
+    pub.mark(root, docs=True, current="c" * 64)
+    text = (root / "docs/results.md").read_text()
+    assert "(study state: incomplete): 1 task(s) still have variants to run (cora)" in text
+    assert "partial  protocol study" in pub.render(pub.published_state(root, "c" * 64))

@@ -117,12 +117,23 @@ def published_state(root: str | Path = ".", current: str | None = None) -> list[
         if not (root / a.path).is_file():
             continue
         recorded, how = recorded_code(root, a, current)
+        left = _left(root / a.path) if a.path == ARTEFACTS[-1].path else {}
         page = root / a.page if a.page else None
         marked = bool(page and page.is_file() and BEGIN in page.read_text(encoding="utf-8"))
         out.append({"name": a.name, "path": a.path.as_posix(), "page": a.page.as_posix() if a.page else None,
                     "recorded": recorded, "current": current, "stale": recorded != current, "how": how,
-                    "marked": marked, "remedy": a.remedy})
+                    "marked": marked, "remedy": a.remedy, "remaining": left})
     return out
+
+
+def _left(path: Path) -> dict[str, list[str]]:
+    """A protocol study's variants still to run, per task (a study stopped before the end: ``make publish``
+    continues it); empty for a complete one."""
+    try:
+        study = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {t: list(v) for t, v in (study.get("remaining") or {}).items() if v} if isinstance(study, dict) else {}
 
 
 def _short(code: str | None) -> str:
@@ -157,14 +168,20 @@ STATE_BEGIN, STATE_END = "<!-- netzbench:study-state -->", "<!-- /netzbench:stud
 
 
 def study_sentence(study: dict | None) -> str:
-    """docs/results.md's sentence on the protocol study's state (``study state: current`` or ``stale``)."""
+    """docs/results.md's sentence on the protocol study's state (``study state: current``, ``incomplete``: of
+    main's code with variants still to run, or ``stale``)."""
     if study is None:
         return "**No protocol study is published** (study state: none)."
     if study["stale"]:
         return (f"**The protocol study is of other result code than main's** (study state: stale): it records "
                 f"result code `{_short(study['recorded'])}`, so REPORT.md tests no claim under it.")
-    return ("**The protocol study is of main's result code** (study state: current): REPORT.md's \"What holds "
-            "under every protocol\" tests every claim under it.")
+    left = study.get("remaining") or {}
+    if left:
+        return (f"**The protocol study is of main's result code but incomplete** (study state: incomplete): "
+                f"{len(left)} task(s) still have variants to run ({', '.join(sorted(left))}), whose claims "
+                "REPORT.md leaves untested; `make publish` continues it.")
+    return ("**The protocol study is complete with this code**, main's result code (study state: current): "
+            "REPORT.md's \"What holds under every protocol\" tests every claim under it.")
 
 
 def with_state(text: str, sentence: str) -> str:
@@ -213,6 +230,7 @@ def render(state: list[dict]) -> str:
     for s in state:
         mark_ = "" if not s["stale"] else (f"  (banner in {s['page']})" if s["marked"] else
                                            "  (NOT marked: netzbench stale --mark --docs)")
-        out.append(f"{'STALE  ' if s['stale'] else 'current'}  {s['name']:15s} {s['path']:34s} "
+        state_ = "STALE  " if s["stale"] else "partial" if s.get("remaining") else "current"
+        out.append(f"{state_}  {s['name']:15s} {s['path']:34s} "
                    f"{_short(s['recorded'])} ({s['how']}){mark_}")
     return "\n".join(out)
