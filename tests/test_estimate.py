@@ -12,7 +12,9 @@ from click.testing import CliRunner
 
 from netzbench.catalog.data import fetch_task
 from netzbench.cli import main
-from netzbench.run.estimate import estimate_plan, extrapolate, render, seed_seconds, stage_seconds
+from netzbench.run.estimate import (estimate_plan, extrapolate, render, seed_seconds, stage_seconds,
+                                    steady_epoch_seconds)
+from netzbench.run.probe import ProbeCache, probe_key
 from netzbench.run.execute import run_plans
 from netzbench.run.plan import plan_cell
 
@@ -25,11 +27,25 @@ def _cell(result, task, model):
 
 # -- the arithmetic of an estimate -----------------------------------------------------------------------
 
-def test_a_seed_costs_its_setup_and_each_epoch_as_the_probes_measured():
-    # t(1) = setup + 1 epoch = 2.0 s, t(3) = setup + 3 epochs = 3.0 s: 0.5 s an epoch, 1.5 s setup
-    assert seed_seconds(2.0, 3.0, 3, 100) == pytest.approx(1.5 + 100 * 0.5)
-    assert seed_seconds(2.0, 3.0, 3, 1) == 2.0
-    assert seed_seconds(2.0, 1.9, 3, 50) == 2.0  # noise that makes the longer probe faster: no negative epoch
+def test_a_seed_costs_its_probe_and_each_further_epoch_at_the_steady_rate():
+    # a probe of 6 epochs took 2.0 s (start, data, the first slower epochs); steady epochs take 0.1 s
+    assert seed_seconds(2.0, 0.1, 6, 100) == pytest.approx(2.0 + 94 * 0.1)
+    assert seed_seconds(2.0, 0.1, 6, 6) == 2.0  # the probe was the whole seed
+    assert seed_seconds(2.0, 0.1, 4, 4) == 2.0
+    assert seed_seconds(2.0, -0.1, 6, 50) == 2.0  # no negative epoch
+
+
+def test_the_steady_epoch_leaves_out_the_first_epochs_and_takes_the_median():
+    # epochs finished at these times: the first three slow (a fresh worker), then 0.1 s, once 0.5 s (a hiccup)
+    stamps = {1: 1.0, 2: 1.4, 3: 1.8, 4: 1.9, 5: 2.0, 6: 2.5, 7: 2.6}
+    assert steady_epoch_seconds(stamps, 3.0, 7) == pytest.approx(0.1)  # median of 0.1, 0.1, 0.5, 0.1
+    # a probe too short to settle: every epoch after the first
+    assert steady_epoch_seconds({1: 1.0, 2: 1.4, 3: 1.6}, 2.0, 3) == pytest.approx(0.3)
+    # no epoch times (an executor that reports none): the run shared over its epochs
+    assert steady_epoch_seconds({}, 3.0, 6) == pytest.approx(0.5)
+    # one epoch, or a heuristic that scores once whatever the budget: nothing more per epoch
+    assert steady_epoch_seconds({1: 1.0}, 2.0, 1) == 0.0
+    assert steady_epoch_seconds({}, 0.02, 0) == 0.0
 
 
 def test_the_stage_pools_every_cell_over_the_workers():
@@ -65,6 +81,9 @@ def test_a_plan_with_one_cached_and_one_new_cell(karate):
     assert gcn["seconds_per_seed"] is None and gcn["train_s"] == 0
     assert sage["status"] == "train" and sage["seeds_to_train"] == 2 and sage["epochs"] == 20
     assert 0 < sage["seconds_per_seed"] < 60 and 0.1 < sage["peak_gb"] < 8  # torch alone is a few hundred MB
+    # the sample is stated: GraphSAGE's first seed probed for 6 epochs, its 2 seeds extrapolated from it
+    assert result["sample"] == {"cells": 1, "runs": 1, "reused": 0, "measured": 1, "seeds": 2}
+    assert result["probe_epochs"] == 6 and result["took_s"] > 0
     assert sage["basis"] == "data/karate"
     assert result["compute_s"] == pytest.approx(2 * sage["seconds_per_seed"])
     assert sage["train_s"] == pytest.approx(2 * sage["seconds_per_seed"])
@@ -73,6 +92,8 @@ def test_a_plan_with_one_cached_and_one_new_cell(karate):
     assert result["wall_s"] == pytest.approx(result["stages"]["train"])
     text = render(result)
     assert "karate  GCN" in text and "cached" in text and "2 seed run(s) to train" in text
+    assert "the first seed of 1 cell(s) for 6 epochs" in text and "Expected error: per task" in text
+    assert "The estimate took" in text
     # --afresh: what a fresh clone pays, the cache notwithstanding (and the cache left as it was)
     only_gcn = make_params(tasks=["karate"], models=["GCN"], seeds=[0, 1], train={"epochs": {"karate": 20}})
     fresh = _cell(estimate_plan(as_settings(only_gcn), data_root=data, afresh=True), "karate", "GCN")
@@ -120,6 +141,44 @@ def test_a_task_not_fetched_is_measured_on_a_stand_in_of_its_size(tmp_path):
     cell = _cell(big, "cora", "GCN")
     assert cell["status"] == "train" and cell["basis"].startswith("extrapolated from stand-ins of 500 and 2,000 edges")
     assert cell["seconds_per_seed"] > 0 and cell["peak_gb"] > 0
+
+
+def test_a_probe_is_kept_and_asked_again_measures_nothing(karate, tmp_path, capfd):
+    """Probes are kept under keys made like seeds': the same plan asked again runs no probe and gives the same
+    figures; another epoch budget is another probe; --remeasure probes again; a damaged entry is a miss."""
+    params, data = karate
+    settings = as_settings(params)
+    first = estimate_plan(settings, data_root=data, afresh=True)
+    err = capfd.readouterr().err
+    assert "estimate: probing 2 cell(s): 2/2 runs" in err  # the progress line, in runs
+    assert first["sample"]["measured"] == 2 and first["sample"]["reused"] == 0
+    again = estimate_plan(settings, data_root=data, afresh=True)
+    assert again["sample"]["measured"] == 0 and again["sample"]["reused"] == 2
+    assert [c["seconds_per_seed"] for c in again["cells"]] == [c["seconds_per_seed"] for c in first["cells"]]
+    assert "estimate: probing" not in capfd.readouterr().err  # nothing to probe, no progress line
+    # a longer budget is another seed key: probed anew
+    longer = as_settings(make_params(tasks=["karate"], models=["GCN", "GraphSAGE"], seeds=[0, 1],
+                                     train={"epochs": {"karate": 30}}))
+    assert estimate_plan(longer, data_root=data, afresh=True)["sample"]["measured"] == 2
+    fresh = estimate_plan(settings, data_root=data, afresh=True, remeasure=True)
+    assert fresh["sample"]["measured"] == 2 and fresh["sample"]["reused"] == 0
+    # a damaged entry is not served
+    entries = sorted(ProbeCache().root.rglob("*.json"))
+    assert len(entries) == 4  # two cells x two budgets
+    for entry in entries:
+        entry.write_text("{not json")
+    assert estimate_plan(settings, data_root=data, afresh=True, progress=False)["sample"]["measured"] == 2
+
+
+def test_a_probe_key_covers_the_seed_the_epochs_and_the_workers():
+    class Probe:  # what the key reads of a job: its hyperparameters (the probe's epochs among them)
+        def __init__(self, epochs):
+            self.spec = {"hp": {"epochs": epochs, "lr": 0.01}}
+
+    base = probe_key("a" * 64, Probe(6), 2)
+    assert base == probe_key("a" * 64, Probe(6), 2)
+    others = {probe_key("b" * 64, Probe(6), 2), probe_key("a" * 64, Probe(5), 2), probe_key("a" * 64, Probe(6), 1)}
+    assert base not in others and len(others) == 3
 
 
 def test_the_command_prints_the_estimate(karate, monkeypatch, tmp_path):

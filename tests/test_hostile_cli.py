@@ -120,11 +120,12 @@ def test_estimate_probes_within_exec_timeout(monkeypatch, tmp_path):
 
     asked = []
 
-    def probe(jobs, timeout_s=None):
-        asked.append(timeout_s)
-        return [{"status": "failed", "error": f"the probe ran past {timeout_s:g} s"}]
+    def probe(jobs, workers, warm_s, on_result, on_epoch=None):
+        for i, job in enumerate(jobs):
+            asked.append(job.timeout_s)
+            on_result(i, {"status": "failed", "error": f"the probe ran past {job.timeout_s:g} s"})
 
-    monkeypatch.setattr(estimate, "probe_jobs", probe)
+    monkeypatch.setattr(estimate, "run_probes", probe)
     params = make_params(tasks=["karate"], models=["GCN"], exec={"workers": 1, "timeout_s": 7})
     result = estimate.estimate_plan(as_settings(params), ["karate"], data_root=tmp_path, afresh=True)
     assert asked and set(asked) == {14.0}

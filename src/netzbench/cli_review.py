@@ -23,13 +23,17 @@ log = logging.getLogger(__name__)
 @click.option("--all", "every", is_flag=True, help="Every task of the catalogue, not params.yaml's tasks.")
 @click.option("--params", "params_path", default="params.yaml", show_default=True, help="Parameters file.")
 @click.option("--data-root", default="data", show_default=True)
-@click.option("--epochs", "probe_epochs", type=click.IntRange(min=2), default=3, show_default=True,
-              help="Epochs of the longer probe (the other: 1).")
+@click.option("--epochs", "probe_epochs", type=click.IntRange(min=2), default=6, show_default=True,
+              help="Epochs a probe trains (the first 3 settle; the rest give the steady time of an epoch).")
 @click.option("--max-probe-edges", type=click.IntRange(min=1000), default=2_000_000, show_default=True,
-              help="Larger graphs are probed as scaled stand-ins and extrapolated.")
+              help="Larger fetched graphs are probed as scaled stand-ins and extrapolated (a stand-in of data "
+                   "not here: above 250,000 edges).")
 @click.option("--afresh", is_flag=True, help="As if nothing were cached (what a fresh clone pays).")
+@click.option("--remeasure", is_flag=True,
+              help="Probe again what an earlier estimate of the same code and data measured (kept in the probe cache).")
 @click.option("--json", "as_json", is_flag=True, help="Print the estimate as JSON.")
-def estimate_cmd(tasks, every, params_path, data_root, probe_epochs, max_probe_edges, afresh, as_json) -> None:
+def estimate_cmd(tasks, every, params_path, data_root, probe_epochs, max_probe_edges, afresh, remeasure,
+                 as_json) -> None:
     """What `dvc repro` of TASKS (default: params.yaml's) would cost here, measured on a few epochs per cell:
     time and memory per seed, cached cells, cells that would not fit, the total with this machine's workers."""
     from .catalog.table import TASKS
@@ -40,7 +44,7 @@ def estimate_cmd(tasks, every, params_path, data_root, probe_epochs, max_probe_e
         check_task_name(task)
     chosen = sorted(TASKS) if every else list(tasks) or None
     result = estimate_plan(settings, chosen, data_root=data_root, probe_epochs=probe_epochs,
-                          max_probe_edges=max_probe_edges, afresh=afresh)
+                          max_probe_edges=max_probe_edges, afresh=afresh, remeasure=remeasure)
     click.echo(json.dumps(result, indent=2) if as_json else render(result))
 
 

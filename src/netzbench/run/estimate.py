@@ -2,17 +2,20 @@
 
 For every cell the pipeline would train (each task x roster model, and the candidate), the plan
 (:func:`.plan.plan_cell`) says what is decided without training (an incompatible pair, unavailable
-data) and which seeds the per-seed cache already holds. A cell with seeds to train is *probed*: its
-first job runs for 1 and for k epochs in a fresh process (:mod:`.probe`), after one warm-up epoch
-(a pool worker is warm after its first seed), which gives the seconds
-per seed at the task's epoch budget, ``t(E) = t(1) + (E - 1) (t(k) - t(1)) / (k - 1)``, and the
-peak resident memory of a worker holding that seed.
+data) and which seeds the per-seed cache already holds. A cell with seeds to train is *probed*, and the
+sample is stated with the result: its first seed runs for k epochs (:data:`PROBE_EPOCHS`, :mod:`.probe`),
+as the train stage runs seeds (children of the warm worker server, ``exec.workers`` at a time). The probe's
+own seconds ``t(k)`` hold what every seed pays once (the fork, data loading, the first and slower epochs);
+the epochs after the first :data:`SETTLING_EPOCHS` give the steady seconds of an epoch ``e`` (the median of
+their times, as they finished). A seed of ``E`` epochs costs ``t(E) = t(k) + (E - k) e``, and needs the
+probe's peak resident memory. Each probe is kept under a key made like a seed's (the
+probe cache): asked again with unchanged code and data, the estimate measures only what changed.
 
-The probe runs on the task's fetched data (``data/<task>/``) when it is here, and otherwise on a
+The probes run on the task's fetched data (``data/<task>/``) when it is here, and otherwise on a
 stand-in of the dataset's recorded size (:mod:`netzbench.catalog.sizes`,
-:mod:`netzbench.catalog.standin`). A graph with more edges than ``max_probe_edges`` (fetched or not)
-is probed as two stand-ins, at that size and a quarter of it, and time and memory are extrapolated
-linearly in the edges (GNN epochs are linear in nodes and edges; the scaling table in
+:mod:`netzbench.catalog.standin`). A fetched graph with more edges than ``max_probe_edges``, and a
+stand-in with more than :data:`MAX_STANDIN_EDGES`, is probed as two stand-ins, at that size and a
+quarter of it, and time and memory are extrapolated linearly in the edges (GNN epochs are linear in nodes and edges; the scaling table in
 benchmarks/RESULTS.md shows where that holds).
 
 The plan's wall time follows how the pipeline runs: one train stage, the uncached seeds of every cell
@@ -31,7 +34,9 @@ import logging
 import math
 import os
 import shutil
+import sys
 import tempfile
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -45,15 +50,29 @@ from ..settings import Settings
 from .arithmetic import configure as configure_arithmetic
 from .execute import workers
 from .plan import plan_cell, pool_weights
-from .probe import probe_jobs, with_epochs, with_sampling
+from .job import Job
+from .probe import ProbeCache, probe_key, run_probes, with_epochs, with_sampling
+from .progress import progress_bar
+from .warm import idle_seconds
 
 log = logging.getLogger(__name__)
 
 #: seconds per stage besides training (benchmarks/RESULTS.md, the quick profile): warm server, cold workers;
 #: the pipeline has one train stage
 STAGE_OVERHEAD_S = {"warm": 1.35, "cold": 3.37}
-#: graphs with more edges are probed as scaled stand-ins and extrapolated
+#: fetched graphs with more edges are probed as scaled stand-ins and extrapolated
 MAX_PROBE_EDGES = 2_000_000
+#: a stand-in (no data here) is probed at most this large, and extrapolated beyond: it is random data of the
+#: recorded size, so a smaller one loses nothing a larger one has, and a larger probe takes longer than the
+#: question is worth (MNIST superpixels' 1 M edges: 4 epochs of GAT, 46 s, against 12 s for two stand-ins)
+MAX_STANDIN_EDGES = 250_000
+#: epochs of a probe: the first few settle, the rest give the steady time of an epoch
+PROBE_EPOCHS = 6
+#: a fresh worker's first epochs run slower than the rest (first calls, the allocator finding its sizes)
+SETTLING_EPOCHS = 3
+#: how far the estimate may be from what the run then takes, as benchmarks/bench_estimate.py measured it
+STATED_ERROR = ("per task 0.75-1.35 times what the run takes, the whole plan within 10 % (fetched data; "
+                "stand-ins of data not here are rougher)")
 
 
 @dataclass
@@ -75,6 +94,7 @@ class CellEstimate:
     train_s: float = 0.0
     basis: str = ""
     reason: str | None = None
+    probe_epochs: int = 0
 
 
 def machine_memory_gb() -> float:
@@ -82,12 +102,10 @@ def machine_memory_gb() -> float:
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1024**3
 
 
-def seed_seconds(t1: float, tk: float, k: int, epochs: int) -> float:
-    """Seconds of one seed at ``epochs`` from probes of 1 and ``k`` epochs (linear in the epochs)."""
-    if k <= 1 or epochs <= 1:
-        return t1 * max(1, epochs) if k <= 1 else t1
-    per_epoch = max(0.0, (tk - t1) / (k - 1))
-    return t1 + (epochs - 1) * per_epoch
+def seed_seconds(probe_s: float, per_epoch: float, k: int, epochs: int) -> float:
+    """Seconds of one seed of ``epochs`` epochs from a probe of ``k`` of them that took ``probe_s`` (its start,
+    data and first epochs included) and ran ``per_epoch`` seconds an epoch once steady."""
+    return probe_s + max(0, epochs - k) * max(0.0, per_epoch)
 
 
 def extrapolate(points: list[tuple[float, float]], at: float) -> float:
@@ -125,7 +143,7 @@ def _task_dirs(task: str, settings: Settings, data_root: Path, scratch: Path, ma
             return None, "no data here and no recorded size", None
     epochs = int(spec.epochs)
     category = get_dataset(spec.dataset).category
-    factor = scale_for(size, max_edges)
+    factor = scale_for(size, min(max_edges, MAX_STANDIN_EDGES))
     if factor >= 1.0:
         write_standin(scratch / task, task, spec.family, size, epochs, category)
         return [(scratch / task, None)], f"stand-in ({describe(size)})", None
@@ -136,33 +154,6 @@ def _task_dirs(task: str, settings: Settings, data_root: Path, scratch: Path, ma
         dirs.append((scratch / f"{task}.{name}", edges_of(part)))
     return dirs, f"extrapolated from stand-ins of {dirs[0][1]:,} and {dirs[1][1]:,} edges ({describe(size)})", \
         edges_of(size)
-
-
-def _probe_cell(plans: list, dirs_edges, full_edges, k: int, timeout_s: float | None):
-    """``(seconds per seed, peak GB, error)`` of a cell from its plans (one per probed directory)."""
-    points_t, points_m = [], []
-    for plan, (_, edges) in zip(plans, dirs_edges):
-        job = plan.jobs[0]
-        if full_edges is not None and samples(job.spec["hp"], full_edges):
-            job = with_sampling(job)  # the whole graph trains sampled (mode auto): so does its smaller stand-in
-        epochs = int(job.spec["hp"]["epochs"])
-        # a first epoch warms the process (first-call allocations, kernel set-up) as a pool worker is warm
-        # after its first seed; the two timed runs come after it
-        runs = [with_epochs(job, 1), with_epochs(job, 1)] + ([with_epochs(job, min(k, epochs))] if min(k, epochs) > 1
-                                                             else [])
-        results = probe_jobs(runs, timeout_s)
-        bad = [r for r in results if r.get("status") != "ok"]
-        if bad or len(results) < len(runs):
-            return None, None, (bad[0].get("error") if bad else "the probe returned nothing")
-        t1 = float(results[1]["seconds"])
-        tk = float(results[-1]["seconds"]) if len(results) > 2 else t1
-        seconds = seed_seconds(t1, tk, min(k, epochs) if len(results) > 2 else 1, epochs)
-        peak = max(r["peak_rss_mb"] for r in results) / 1024.0
-        points_t.append((edges or 0, seconds))
-        points_m.append((edges or 0, peak))
-    if full_edges is None:
-        return points_t[0][1], points_m[0][1], None
-    return extrapolate(points_t, full_edges), extrapolate(points_m, full_edges), None
 
 
 def samples(hp: dict, pairs: int) -> bool:
@@ -199,18 +190,23 @@ def stage_seconds(cells: list[list[float]], workers: int) -> float:
 
 
 def estimate_plan(settings: Settings, tasks: list[str] | None = None, *, data_root: str | Path = "data",
-             probe_epochs: int = 3, max_probe_edges: int = MAX_PROBE_EDGES, timeout_s: float | None = 900,
-             machine_gb: float | None = None, afresh: bool = False) -> dict:
+                  probe_epochs: int = PROBE_EPOCHS, max_probe_edges: int = MAX_PROBE_EDGES, timeout_s: float | None = 900,
+                  machine_gb: float | None = None, afresh: bool = False, remeasure: bool = False,
+                  progress: bool = True) -> dict:
     """The cost of ``dvc repro`` for ``tasks`` (default every task of ``settings``) as the module docstring
     describes: ``cells`` (:class:`CellEstimate` as dicts), ``workers``, ``machine_gb``, ``compute_s`` (the
     seeds' seconds summed), ``stages`` (each train stage of the pipeline -- one, ``train``, for every
     task -- and its wall seconds), ``wall_s`` (the stages one after another), ``stage_overhead_s``,
-    ``probe_epochs``, ``does_not_fit`` (the cells that cannot run, with the reason). ``afresh``: as if the
-    per-seed cache were empty (what a fresh clone pays; to set beside a finished run's times)."""
+    ``probe_epochs``, ``does_not_fit`` (the cells that cannot run, with the reason), ``sample`` (what was
+    measured: cells probed, probe runs, runs reused from the probe cache), ``error`` (the stated error)
+    and ``took_s`` (how long the estimate took). ``afresh``: as if the per-seed cache were empty (what a
+    fresh clone pays; to set beside a finished run's times). ``remeasure``: probe again what the probe cache
+    holds. ``progress``: a progress line on standard error while probes run."""
+    started = time.monotonic()
     tasks = list(tasks or settings.tasks)
     data_root = Path(data_root)
-    if settings.execution.timeout_s is not None:  # a probe runs at most a seed's epochs and two more: a
-        # candidate that hangs is stopped where its seed would be, not after 900 s
+    if settings.execution.timeout_s is not None:  # a probe runs at most a seed's epochs: a candidate
+        # that hangs is stopped where its seed would be, not after 900 s
         seed_limit = 2 * float(settings.execution.timeout_s)
         timeout_s = seed_limit if timeout_s is None else min(timeout_s, seed_limit)
     # the probes' kernels follow the mode, as the workers' do (a caller other than the command line may
@@ -221,8 +217,12 @@ def estimate_plan(settings: Settings, tasks: list[str] | None = None, *, data_ro
     machine = machine_gb or machine_memory_gb()
     cap = execution.max_rss_gb
     overhead = STAGE_OVERHEAD_S["warm" if execution.warm_s else "cold"]
+    kept = ProbeCache()  # resolved before --afresh points the seed cache elsewhere
     seen: set[str] = set()  # a seed key another cell trains first runs once in the stage's pool
     out: list[CellEstimate] = []
+    wanted: list[tuple[int, int, Job, str | None]] = []  # (cell, part, job, probe key)
+    found: dict[tuple[int, int], dict] = {}  # (cell, part) -> a probe's result
+    shapes: dict[int, tuple] = {}  # cell -> (dirs, full edges, todo, hp of its first job)
     scratch = Path(tempfile.mkdtemp(prefix="netzbench-estimate-"))
     saved = os.environ.get(CACHE_ENV)
     if afresh:  # plan against an empty per-seed cache: every seed is to train
@@ -231,7 +231,8 @@ def estimate_plan(settings: Settings, tasks: list[str] | None = None, *, data_ro
         for task in tasks:
             dirs, basis, full_edges = _task_dirs(task, settings, data_root, scratch, max_probe_edges)
             for t, model, role, args in [c for c in settings.cells(tasks) if c[0] == task]:
-                cell = CellEstimate(task=t, model=model, role=role, status="train", basis=basis)
+                cell = CellEstimate(task=t, model=model, role=role, status="train", basis=basis,
+                                    probe_epochs=probe_epochs)
                 out.append(cell)
                 if dirs is None:
                     cell.status, cell.reason = "unavailable", basis
@@ -251,30 +252,20 @@ def estimate_plan(settings: Settings, tasks: list[str] | None = None, *, data_ro
                 if not todo:
                     cell.status = "cached"
                     continue
-                log.info(f"estimate: {t}/{model}: probing 1 and {min(probe_epochs, cell.epochs)} epoch(s) ({basis})")
-                seconds, peak, error = _probe_cell(plans, dirs, full_edges, probe_epochs, timeout_s)
-                if error is not None:
-                    cell.status, cell.reason = "failed", f"the probe failed: {error}"
-                    continue
-                cell.seconds_per_seed, cell.peak_gb = seconds, peak
-                concurrent = min(n_workers, len(todo))
-                hp = plan.jobs[0].spec["hp"]
-                hint = "" if "sampling" not in hp or samples(hp, full_edges or 0) else \
-                    ", or train it neighbour-sampled (train.sampling.mode: neighbour)"
-                cell.reason = _fit(peak, concurrent, cap, machine, hint)
-                timeout = execution.timeout_s
-                if cell.reason is None and timeout is not None and seconds > timeout:
-                    cell.reason = f"a seed takes about {seconds:.0f} s, over exec.timeout_s = {timeout:g}: raise it"
-                if cell.reason is not None:
-                    cell.status = "does_not_fit"
-                    continue
-                cell.train_s = len(todo) * seconds
+                index = len(out) - 1
+                shapes[index] = (dirs, full_edges, len(todo), plan.jobs[0].spec["hp"])
+                _want(index, plans, full_edges, min(probe_epochs, cell.epochs), timeout_s, n_workers,
+                      None if remeasure else kept, wanted, found)
+        _probe(wanted, found, kept, n_workers, execution, out, progress)
     finally:
         if afresh and saved is None:
             os.environ.pop(CACHE_ENV, None)
         elif afresh:
             os.environ[CACHE_ENV] = saved
         shutil.rmtree(scratch, ignore_errors=True)
+    for index, (dirs, full_edges, todo, hp) in shapes.items():
+        _settle(out[index], dirs, full_edges, found, index)
+        _judge(out[index], full_edges, todo, hp, min(n_workers, todo), cap, machine, execution.timeout_s)
     trained = [c for c in out if c.status == "train"]
     order = {(t, m, role): i for i, (t, m, role, _) in enumerate(settings.cells(tasks))}
     weight = pool_weights(tasks, data_root)
@@ -282,10 +273,124 @@ def estimate_plan(settings: Settings, tasks: list[str] | None = None, *, data_ro
     pooled = sorted(trained, key=lambda c: (-weight[c.task], order[c.task, c.model, c.role]))
     stages = {"train": stage_seconds([[c.seconds_per_seed] * c.seeds_to_train for c in pooled], n_workers)
               + overhead}
+    reused = sum(1 for r in found.values() if r.get("reused"))
     return {"cells": [asdict(c) for c in out], "workers": n_workers, "machine_gb": machine,
             "compute_s": sum(c.train_s for c in trained), "stages": stages,
             "wall_s": sum(stages.values()), "stage_overhead_s": overhead, "probe_epochs": probe_epochs,
-            "does_not_fit": [f"{c.task}/{c.model}: {c.reason}" for c in out if c.status == "does_not_fit"]}
+            "does_not_fit": [f"{c.task}/{c.model}: {c.reason}" for c in out if c.status == "does_not_fit"],
+            "sample": {"cells": len(shapes), "runs": len(found), "reused": reused,
+                       "measured": len(found) - reused, "seeds": sum(s[2] for s in shapes.values())},
+            "error": STATED_ERROR, "took_s": time.monotonic() - started}
+
+
+def _want(index: int, plans: list, full_edges, epochs: int, timeout_s, n_workers: int, kept: ProbeCache | None,
+          wanted: list, found: dict) -> None:
+    """The probes of cell ``index`` (one per probed directory, from its ``plans``): taken from ``kept`` where it
+    holds them (None: measure every one again), else added to ``wanted``."""
+    for part, plan in enumerate(plans):
+        job = plan.jobs[0]
+        if full_edges is not None and samples(job.spec["hp"], full_edges):
+            job = with_sampling(job)  # the whole graph trains sampled (mode auto): so does its stand-in
+        run = with_epochs(job, epochs, timeout_s)
+        key = plan.keys.get((job.spec["seed"], job.trial))
+        pkey = probe_key(key, run, n_workers) if key is not None else None
+        hit = kept.get(pkey) if pkey is not None and kept is not None else None
+        if hit is not None:
+            found[index, part] = {**hit, "status": "ok", "reused": True}
+        else:
+            wanted.append((index, part, run, pkey))
+
+
+def _judge(cell: CellEstimate, full_edges, todo: int, hp: dict, concurrent: int, cap, machine: float,
+           timeout) -> None:
+    """Whether a probed cell fits (memory, ``exec.timeout_s``), and its seeds' seconds if it does."""
+    if cell.status != "train":
+        return
+    hint = "" if "sampling" not in hp or samples(hp, full_edges or 0) else \
+        ", or train it neighbour-sampled (train.sampling.mode: neighbour)"
+    cell.reason = _fit(cell.peak_gb, concurrent, cap, machine, hint)
+    if cell.reason is None and timeout is not None and cell.seconds_per_seed > timeout:
+        cell.reason = f"a seed takes about {cell.seconds_per_seed:.0f} s, over exec.timeout_s = {timeout:g}: raise it"
+    if cell.reason is not None:
+        cell.status = "does_not_fit"
+        return
+    cell.train_s = todo * cell.seconds_per_seed
+
+
+def _probe(wanted, found: dict, kept: ProbeCache, n_workers: int, execution, cells: list, progress: bool) -> None:
+    """Run the ``wanted`` probes through the stage's executor (the largest graphs first), fill ``found`` (each result with its ``per_epoch`` seconds) and keep each ok result."""
+    if not wanted:
+        return
+    # the largest graphs first, so that the last probes to finish are short ones
+    wanted = sorted(wanted, key=lambda w: (-_edges(w[2]), w[0], w[1]))
+    bar = progress_bar(len(wanted), f"estimate: probing {len({w[0] for w in wanted})} cell(s)", sys.stderr,
+                       unit="runs", interval=5.0) if progress else None
+    stamps: dict[int, dict[int, float]] = {}
+
+    def epoch(i: int, n: int) -> None:
+        stamps.setdefault(i, {}).setdefault(n, time.monotonic())
+
+    def done(i: int, result: dict) -> None:
+        index, part, run, pkey = wanted[i]
+        result = dict(result)
+        if result.get("status") == "ok":
+            trained = len(result.get("epochs") or ())  # a heuristic scores once: one "epoch" whatever the budget
+            result["per_epoch"] = steady_epoch_seconds(stamps.get(i, {}), float(result["seconds"]),
+                                                       trained if trained > 1 else 0)
+            if pkey is not None:
+                kept.put(pkey, result)
+        found[index, part] = result
+        if bar is not None:
+            bar.set_postfix_str(f"last {cells[index].task}/{cells[index].model}")
+            bar.update(1)
+
+    try:
+        run_probes([w[2] for w in wanted], n_workers, idle_seconds(execution), done, epoch)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _edges(job: Job) -> int:
+    """The edges of a probe's graph (0 for a task generated per seed)."""
+    return edges_of((job.meta or {}).get("counts") or {})
+
+
+def steady_epoch_seconds(stamps: dict[int, float], seconds: float, epochs: int) -> float:
+    """Seconds of an epoch once a seed runs steadily, from the times its ``epochs`` epochs finished
+    (``stamps``: epoch -> time): the median of the epochs after the first :data:`SETTLING_EPOCHS` (a fresh
+    worker's first epochs are slower: first calls, the allocator finding its sizes), of every epoch after the
+    first when the probe is shorter; without times, the run's ``seconds`` shared over its epochs. 0 for a run
+    of fewer than two epochs: a one-epoch probe says nothing of the next epochs, and a model that trains
+    no epochs (a heuristic) costs the same whatever the budget."""
+    if epochs < 2:
+        return 0.0
+    times = [stamps[e] - stamps[e - 1] for e in range(2, epochs + 1) if e in stamps and e - 1 in stamps]
+    if not times:
+        return seconds / max(1, epochs)
+    steady = [stamps[e] - stamps[e - 1] for e in range(SETTLING_EPOCHS + 1, epochs + 1)
+              if e in stamps and e - 1 in stamps]
+    chosen = sorted(steady or times)
+    middle = len(chosen) // 2
+    return max(0.0, chosen[middle] if len(chosen) % 2 else (chosen[middle - 1] + chosen[middle]) / 2)
+
+
+def _settle(cell: CellEstimate, dirs, full_edges, found: dict, index: int) -> None:
+    """A cell's seconds per seed and peak GB from its probes (one per probed directory), or its failure."""
+    points_t, points_m = [], []
+    for part, (_, edges) in enumerate(dirs):
+        run = found.get((index, part))
+        if run is None or run.get("status") != "ok":
+            cell.status = "failed"
+            cell.reason = f"the probe failed: {(run or {}).get('error') or 'no result'}"
+            return
+        points_t.append((edges or 0, seed_seconds(float(run["seconds"]), float(run["per_epoch"]),
+                                                  min(cell.probe_epochs, cell.epochs), cell.epochs)))
+        points_m.append((edges or 0, float(run["peak_rss_mb"]) / 1024.0))
+    if full_edges is None:
+        cell.seconds_per_seed, cell.peak_gb = points_t[0][1], points_m[0][1]
+    else:
+        cell.seconds_per_seed, cell.peak_gb = extrapolate(points_t, full_edges), extrapolate(points_m, full_edges)
 
 
 def _duration(s: float | None) -> str:
@@ -313,6 +418,12 @@ def render(result: dict) -> str:
                   f"{_duration(result['wall_s'])} of wall time for `dvc repro` with {result['workers']} worker(s) "
                   f"({result['stage_overhead_s']:g} s for the train stage besides training; fetch and report not "
                   "included)"]
+    sample = result.get("sample")
+    if sample:
+        lines += [f"Measured: the first seed of {sample['cells']} cell(s) for {result['probe_epochs']} epochs "
+                  f"({sample['measured']} probe run(s) now, {sample['reused']} kept from an earlier estimate of the "
+                  f"same code and data); {sample['seeds']} seed(s) extrapolated from them. Expected error: "
+                  f"{result['error']}. The estimate took {_duration(result['took_s'])}."]
     if result["does_not_fit"]:
         lines += ["", f"{len(result['does_not_fit'])} cell(s) would not run here:"]
         lines += [f"  {line}" for line in result["does_not_fit"]]

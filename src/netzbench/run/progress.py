@@ -25,8 +25,9 @@ def _clock(seconds: float) -> str:
 class LineProgress:
     """Plain progress lines for logs: ``desc: 120/400 epochs (30%), 0:42 elapsed, ~1:38 left, <note>``."""
 
-    def __init__(self, total: int, desc: str, stream=None, interval: float = 30.0, clock=time.monotonic):
-        self.total, self.desc, self.interval, self.clock = total, desc, interval, clock
+    def __init__(self, total: int, desc: str, stream=None, interval: float = 30.0, clock=time.monotonic,
+                 unit: str = "epochs"):
+        self.total, self.desc, self.interval, self.clock, self.unit = total, desc, interval, clock, unit
         self.stream = stream if stream is not None else sys.stderr
         self.n, self.note = 0, ""
         self.started = self.clock()
@@ -56,7 +57,7 @@ class LineProgress:
     def _write(self, now: float) -> None:
         share = f" ({100 * self.n / self.total:.0f}%)" if self.total else ""
         note = f", {self.note}" if self.note else ""
-        print(f"{self.desc}: {self.n}/{self.total} epochs{share}, {_clock(now - self.started)} elapsed"
+        print(f"{self.desc}: {self.n}/{self.total} {self.unit}{share}, {_clock(now - self.started)} elapsed"
               f"{self.estimate(now)}{note}", file=self.stream, flush=True)
         self.last_line = now
 
@@ -67,8 +68,8 @@ class LineProgress:
 class BarProgress:
     """A tqdm bar that appears at the first finished epoch, so its rate excludes worker start-up."""
 
-    def __init__(self, total: int, desc: str, stream=None):
-        self.total, self.desc = total, desc
+    def __init__(self, total: int, desc: str, stream=None, unit: str = "epochs"):
+        self.total, self.desc, self.unit = total, desc, unit
         self.stream = stream if stream is not None else sys.stderr
         self.bar, self.note = None, ""
 
@@ -78,7 +79,7 @@ class BarProgress:
         if self.bar is None:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=self.total, desc=self.desc, unit="epoch", file=self.stream, dynamic_ncols=True,
+            self.bar = tqdm(total=self.total, desc=self.desc, unit=self.unit.rstrip("s"), file=self.stream, dynamic_ncols=True,
                             mininterval=0.5, initial=epochs)
             if self.note:
                 self.bar.set_postfix_str(self.note)
@@ -95,8 +96,11 @@ class BarProgress:
             self.bar.close()
 
 
-def progress_bar(total: int, desc: str, stream=None):
-    """A bar on a terminal, plain lines otherwise (see the module docstring)."""
+def progress_bar(total: int, desc: str, stream=None, *, unit: str = "epochs", interval: float = 30.0):
+    """A bar on a terminal, plain lines otherwise, one each ``interval`` seconds (see the module docstring);
+    ``unit``: what ``total`` counts."""
     stream = stream if stream is not None else sys.stderr
     isatty = getattr(stream, "isatty", None)
-    return BarProgress(total, desc, stream) if isatty is not None and isatty() else LineProgress(total, desc, stream)
+    if isatty is not None and isatty():
+        return BarProgress(total, desc, stream, unit=unit)
+    return LineProgress(total, desc, stream, interval=interval, unit=unit)
