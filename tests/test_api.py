@@ -206,3 +206,17 @@ def test_api_reuses_cached_seeds_of_models_named_by_reference(tmp_path):
     assert again.histories["random_tsp"]["GCN"] == first.histories["random_tsp"]["GCN"]
     inline = again.cells["random_tsp"]["inline"]["seeds"]["0"]
     assert inline["status"] == "ok" and not inline.get("cached")  # code given in memory: never cached
+
+
+def test_a_task_with_a_missing_label_code_trains_on_the_labelled_nodes(tmp_path):
+    """Task(missing=...): the coded nodes get no class and no split part; the run's classes are the rest."""
+    data = KarateClub()[0]
+    data.y = torch.where(torch.arange(data.num_nodes) % 5 == 0, torch.tensor(9), data.y + 1)  # 1..4, 9: no answer
+    task = Task("poll", "node_cls", lambda _root: data, epochs=3, missing=9)
+    rep = run_benchmark(models={"GCN": "GCN"}, tasks=[task], seeds=[0], data_root=tmp_path, progress=False)
+    assert np.isfinite(rep.final_metrics()["poll"]["GCN"]).all()
+    from netzbench.paths import cache_root
+    import json
+
+    meta = json.loads((cache_root() / "api-data" / "poll" / "meta.json").read_text())
+    assert meta["counts"]["num_classes"] == 4 and meta["label_missing"]["count"] == 7

@@ -273,3 +273,55 @@ def test_changing_the_declaration_changes_the_data_at_the_next_fetch(survey):
     (survey / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     meta, arrays, _ = _fetched(survey, "lb_declared")
     assert "label_missing" not in meta and arrays["y"].min() == 0 and meta["counts"]["num_classes"] == 5
+
+
+# ---------------------------------------------------------------------------------- the Python API's Task
+
+
+def _survey_graph(labels):
+    import torch
+    from torch_geometric.data import Data
+
+    n = len(labels)
+    ring = torch.tensor([[i for i in range(n)], [(i + 1) % n for i in range(n)]])
+    return Data(x=torch.eye(n), edge_index=torch.cat([ring, ring.flip(0)], 1), y=torch.tensor(labels))
+
+
+def test_an_api_task_declares_its_missing_code_and_its_labels_become_0_to_c_minus_1(tmp_path):
+    from netzbench.api import Task
+    from netzbench.catalog.data import write_loader_task
+
+    labels = [1, 2, 3, 4, 9, 1, 2, 3, 4, 9] * 3  # 1..4 answers, 9 no answer: 6 nodes
+    task = Task("poll", "node_cls", lambda _root: _survey_graph(labels), epochs=5, missing=9)
+    meta = write_loader_task(tmp_path / "poll", task.name, task.task_type, task.loader, root=tmp_path,
+                             epochs=task.epochs, missing=task.missing)
+    assert meta["label_missing"] == {"codes": [9], "found": "declared", "count": 6}
+    assert meta["label_mapping"] == {"0": 1, "1": 2, "2": 3, "3": 4} and meta["counts"]["num_classes"] == 4
+    with np.load(tmp_path / "poll" / "graph.npz") as npz:
+        y = npz["y"]
+    assert np.flatnonzero(y < 0).tolist() == [i for i, v in enumerate(labels) if v == 9]
+    assert [int(v) for v in y[y >= 0]] == [v - 1 for v in labels if v != 9]
+    masks = stratified_node_split(y, 0)
+    assert not np.any(np.stack(masks)[:, y < 0])
+    # undeclared (the default), the API task keeps the labels as before: 9 is a class
+    plain = write_loader_task(tmp_path / "plain", "plain", "node_cls", lambda _root: _survey_graph(labels),
+                              root=tmp_path)
+    assert "label_missing" not in plain and plain["counts"]["num_classes"] == 10
+
+
+def test_an_api_task_refuses_missing_where_it_cannot_apply(tmp_path):
+    from netzbench.api import Task
+    from netzbench.catalog.data import write_loader_task
+
+    with pytest.raises(ValueError, match="node_cls and graph_cls only"):
+        Task("r", "graph_reg", lambda _root: None, missing=9)
+    with pytest.raises(DatasetError, match="seed-aware loader"):
+        write_loader_task(tmp_path / "s", "s", "node_cls", lambda _root, seed: _survey_graph([0, 1, 9]),
+                          root=tmp_path, seeds=[0], missing=9)
+    with pytest.raises(DatasetError, match="NaN"):  # declared codes without NaN: a NaN label is an error
+        write_loader_task(tmp_path / "n", "n", "node_cls", lambda _root: {
+            **_arrays_of(_survey_graph([0, 1, 0])), "y": np.array([0.0, np.nan, 1.0])}, root=tmp_path, missing=9)
+
+
+def _arrays_of(data) -> dict:
+    return {"x": data.x.numpy(), "edge_index": data.edge_index.numpy(), "num_nodes": np.array([data.num_nodes])}

@@ -40,7 +40,11 @@ class Task:
     :mod:`netzbench.graphs.convert` for the conventions per family).
     ``root`` is ``<data_root>/<name>``, a folder the loader may read its own
     files from; netzbench never writes or deletes it. ``catalog_id`` marks a
-    task of the built-in catalogue.
+    task of the built-in catalogue. ``missing`` (classification only): the
+    label value, or a list of them, that means "no label" (e.g. ``9``): those
+    nodes or graphs get no class and stay out of the splits, and the other
+    labels become classes ``0..C-1`` (the original values kept in
+    ``meta.json``'s ``label_mapping`` and shown in the dataset card).
     """
 
     name: str
@@ -51,6 +55,7 @@ class Task:
     split: str | None = None
     catalog_id: str | None = None
     metadata: dict = field(default_factory=dict)
+    missing: Any = None
 
     def __post_init__(self):
         from .params import unsafe_name
@@ -64,6 +69,12 @@ class Task:
             raise ValueError(f"task {self.name!r} needs a loader")
         if not isinstance(self.epochs, int) or isinstance(self.epochs, bool) or self.epochs <= 0:
             raise ValueError(f"task {self.name!r}: epochs must be a positive integer, got {self.epochs!r}")
+        if self.missing is not None and self.task_type not in ("node_cls", "graph_cls"):
+            raise ValueError(f"task {self.name!r}: `missing` names class labels that mean 'no label': node_cls "
+                             f"and graph_cls only, not {self.task_type}")
+        if self.missing is not None and self.catalog_id is not None:
+            raise ValueError(f"task {self.name!r}: `missing` is for a task with its own loader; a catalogue "
+                             "task's labels are the catalogue's")
 
     @property
     def seed_aware(self) -> bool:
@@ -170,7 +181,7 @@ def _task_dir(task: Task, seeds: list[int], data_root: Path, settings) -> Path:
     out = child(cache_root() / "api-data", task.name)  # replaced as a whole: never a path outside api-data/
     write_loader_task(out, task.name, task.task_type, task.loader, root=data_root / task.name,
                       seeds=seeds if task.seed_aware else None, split=task.split, category=task.category,
-                      epochs=task.epochs)
+                      epochs=task.epochs, missing=task.missing)
     return out
 
 

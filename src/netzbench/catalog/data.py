@@ -307,19 +307,36 @@ def _record_counts(meta: dict, arrays: dict, counts: dict | None, dropped: dict 
     meta["raw_sha256"] = dict(sorted(raw.items()))
 
 
+def _without_missing(name: str, family: str, arrays: dict, mapping: dict | None, missing):
+    """``(arrays, mapping, missing_record)``: the declared ``missing`` label codes left out and the other
+    classes made ``0..C-1`` (:func:`.labels.relabel`; ``mapping``: what :func:`.checks.normalise_labels` made)."""
+    from .labels import LabelError, relabel
+
+    try:
+        return relabel(arrays, family, mapping, missing)
+    except LabelError as exc:
+        raise DatasetError(f"task {name!r} ({family}): {exc}") from None
+
+
 def write_loader_task(out: str | os.PathLike, name: str, family: str, loader: Callable, *, root: str | os.PathLike,
                       seeds: list[int] | None = None, split: str | None = None, category: str | None = None,
-                      epochs: int | None = None) -> dict:
+                      epochs: int | None = None, missing=None) -> dict:
     """Write the data of a task whose loader is a Python callable (the Python API) into ``out``.
 
     ``loader(root)`` is called once; a seed-aware loader (``seeds`` given) is
     called as ``loader(root, seed=s)`` for every seed and each instance is
     stored (``seeds/<s>.npz``), since a callable cannot be named in
     ``meta.json`` for training to call. ``split`` None: chosen from the data. ``epochs``: the task's
-    budget, recorded in ``meta.json`` like a catalogue task's.
+    budget, recorded in ``meta.json`` like a catalogue task's. ``missing``: class-label values that mean
+    "no label" (a value or a list, as a custom task's ``missing:``): those nodes or graphs get no class and
+    stay out of the splits, the classes are made ``0..C-1`` from the rest (``label_mapping``,
+    ``label_missing``); not for a seed-aware loader, whose labels are made per seed at training time.
     Returns the meta.
     """
     out = Path(out)
+    if missing is not None and seeds is not None:
+        raise DatasetError(f"task {name!r}: `missing` applies to data read once; a seed-aware loader's labels are "
+                           "made at training time: leave an unlabelled graph out, give an unlabelled node y = -1")
     meta = {"task": name, "dataset": name, "family": family, "category": category or "custom",
             "license": "user-provided", "citation": "", "status": "ok", "format": "loader"}
     if epochs is not None:
@@ -328,6 +345,10 @@ def write_loader_task(out: str | os.PathLike, name: str, family: str, loader: Ca
         if seeds is None:
             obj, mapping = normalise_labels(with_features(loader(str(root)), family)[0], family)
             arrays, counts = to_bundle(obj, family)
+            if missing is not None:
+                arrays, mapping, gone = _without_missing(name, family, arrays, mapping, missing)
+                if gone:
+                    meta["label_missing"] = gone
             meta.update(synthetic=False, split=split or default_split(family, arrays))
             check_arrays(name, family, meta["split"], arrays)
             _record_counts(meta, arrays, counts, discarded(obj))
