@@ -303,10 +303,25 @@ def test_an_api_task_declares_its_missing_code_and_its_labels_become_0_to_c_minu
     assert [int(v) for v in y[y >= 0]] == [v - 1 for v in labels if v != 9]
     masks = stratified_node_split(y, 0)
     assert not np.any(np.stack(masks)[:, y < 0])
-    # undeclared (the default), the API task keeps the labels as before: 9 is a class
+    # undeclared, the code is recognised as a file's would be; `missing=[]` makes it a class
     plain = write_loader_task(tmp_path / "plain", "plain", "node_cls", lambda _root: _survey_graph(labels),
                               root=tmp_path)
-    assert "label_missing" not in plain and plain["counts"]["num_classes"] == 10
+    assert plain["label_missing"] == {"codes": [9], "found": "recognised", "count": 6}
+    every = write_loader_task(tmp_path / "every", "every", "node_cls", lambda _root: _survey_graph(labels),
+                              root=tmp_path, missing=[])
+    assert "label_missing" not in every and every["counts"]["num_classes"] == 5
+    assert every["label_mapping"] == {"0": 1, "1": 2, "2": 3, "3": 4, "4": 9}  # no empty class 0
+
+
+def test_an_api_task_s_labels_1_to_4_are_four_classes_and_0_to_c_minus_1_stay_as_they_are(tmp_path):
+    from netzbench.catalog.data import write_loader_task
+
+    four = write_loader_task(tmp_path / "f", "f", "node_cls", lambda _root: _survey_graph([1, 2, 3, 4, 1, 2]),
+                             root=tmp_path)
+    assert four["counts"]["num_classes"] == 4 and four["label_mapping"] == {"0": 1, "1": 2, "2": 3, "3": 4}
+    plain = write_loader_task(tmp_path / "p", "p", "node_cls", lambda _root: _survey_graph([0, 1, 2, 1]),
+                              root=tmp_path)
+    assert plain["counts"]["num_classes"] == 3 and "label_mapping" not in plain
 
 
 def test_an_api_task_refuses_missing_where_it_cannot_apply(tmp_path):

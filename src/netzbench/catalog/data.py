@@ -307,9 +307,11 @@ def _record_counts(meta: dict, arrays: dict, counts: dict | None, dropped: dict 
     meta["raw_sha256"] = dict(sorted(raw.items()))
 
 
-def _without_missing(name: str, family: str, arrays: dict, mapping: dict | None, missing):
-    """``(arrays, mapping, missing_record)``: the declared ``missing`` label codes left out and the other
-    classes made ``0..C-1`` (:func:`.labels.relabel`; ``mapping``: what :func:`.checks.normalise_labels` made)."""
+def _classes_of(name: str, family: str, arrays: dict, mapping: dict | None, missing):
+    """``(arrays, mapping, missing_record)``: class labels made ``0..C-1`` from their original values, as a
+    file's are (:func:`.labels.relabel`: labels ``1..4`` are classes ``0..3``), with the ``missing`` codes left
+    out (None: those recognised, a survey's ``9`` beside ``1..4``; ``[]``: none). ``mapping``: what
+    :func:`.checks.normalise_labels` made of them."""
     from .labels import LabelError, relabel
 
     try:
@@ -327,10 +329,11 @@ def write_loader_task(out: str | os.PathLike, name: str, family: str, loader: Ca
     called as ``loader(root, seed=s)`` for every seed and each instance is
     stored (``seeds/<s>.npz``), since a callable cannot be named in
     ``meta.json`` for training to call. ``split`` None: chosen from the data. ``epochs``: the task's
-    budget, recorded in ``meta.json`` like a catalogue task's. ``missing``: class-label values that mean
-    "no label" (a value or a list, as a custom task's ``missing:``): those nodes or graphs get no class and
-    stay out of the splits, the classes are made ``0..C-1`` from the rest (``label_mapping``,
-    ``label_missing``); not for a seed-aware loader, whose labels are made per seed at training time.
+    budget, recorded in ``meta.json`` like a catalogue task's. Class labels are made ``0..C-1`` from their
+    original values (``label_mapping``), as a file's are; ``missing``: the values that mean "no label" (a
+    value or a list, as a custom task's ``missing:``; None: those recognised, ``[]``: none): those nodes or
+    graphs get no class and stay out of the splits (``label_missing``). A seed-aware loader's labels are
+    made per seed at training time: ``missing`` does not apply to it.
     Returns the meta.
     """
     out = Path(out)
@@ -345,10 +348,9 @@ def write_loader_task(out: str | os.PathLike, name: str, family: str, loader: Ca
         if seeds is None:
             obj, mapping = normalise_labels(with_features(loader(str(root)), family)[0], family)
             arrays, counts = to_bundle(obj, family)
-            if missing is not None:
-                arrays, mapping, gone = _without_missing(name, family, arrays, mapping, missing)
-                if gone:
-                    meta["label_missing"] = gone
+            arrays, mapping, gone = _classes_of(name, family, arrays, mapping, missing)
+            if gone:
+                meta["label_missing"] = gone
             meta.update(synthetic=False, split=split or default_split(family, arrays))
             check_arrays(name, family, meta["split"], arrays)
             _record_counts(meta, arrays, counts, discarded(obj))
