@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from netzbench.catalog.data import fetch_task
 from netzbench.cli import main
 from netzbench.run.estimate import (estimate_plan, extrapolate, render, seed_seconds, stage_seconds,
-                                    steady_epoch_seconds)
+                                    standin_probe_edges, steady_epoch_seconds)
 from netzbench.run.probe import ProbeCache, probe_key
 from netzbench.run.execute import run_plans
 from netzbench.run.plan import plan_cell
@@ -61,6 +61,14 @@ def test_extrapolation_is_linear_in_the_edges_and_never_below_what_was_measured(
     assert extrapolate([(4e5, 5.0), (1e5, 6.0)], 4e6) == 6.0  # a noisy negative slope: the larger value
 
 
+def test_a_stand_in_is_probed_small_unless_that_extrapolates_too_far():
+    assert standin_probe_edges(44_324) == 250_000  # within: probed whole
+    assert standin_probe_edges(1_044_750) == 250_000  # MNIST superpixels: 4x from 250,000 edges
+    assert standin_probe_edges(10_000_000) == 625_000  # no more than 16x
+    assert standin_probe_edges(61_859_140) == 2_000_000  # ogbn-products: capped at --max-probe-edges
+    assert standin_probe_edges(61_859_140, 500_000) == 500_000
+
+
 # -- a plan measured ------------------------------------------------------------------------------------
 
 @pytest.fixture
@@ -92,7 +100,7 @@ def test_a_plan_with_one_cached_and_one_new_cell(karate):
     assert result["wall_s"] == pytest.approx(result["stages"]["train"])
     text = render(result)
     assert "karate  GCN" in text and "cached" in text and "2 seed run(s) to train" in text
-    assert "the first seed of 1 cell(s) for 6 epochs" in text and "Expected error: per task" in text
+    assert "the first seed of 1 cell(s) for 6 epochs: 1 probe run(s) now" in text and "Expected error: per task" in text
     assert "The estimate took" in text
     # --afresh: what a fresh clone pays, the cache notwithstanding (and the cache left as it was)
     only_gcn = make_params(tasks=["karate"], models=["GCN"], seeds=[0, 1], train={"epochs": {"karate": 20}})

@@ -14,8 +14,8 @@ probe cache): asked again with unchanged code and data, the estimate measures on
 The probes run on the task's fetched data (``data/<task>/``) when it is here, and otherwise on a
 stand-in of the dataset's recorded size (:mod:`netzbench.catalog.sizes`,
 :mod:`netzbench.catalog.standin`). A fetched graph with more edges than ``max_probe_edges``, and a
-stand-in with more than :data:`MAX_STANDIN_EDGES`, is probed as two stand-ins, at that size and a
-quarter of it, and time and memory are extrapolated linearly in the edges (GNN epochs are linear in nodes and edges; the scaling table in
+stand-in with more than :data:`MAX_STANDIN_EDGES` (or a 1/:data:`MAX_EXTRAPOLATION` of its size, where
+that is more), is probed as two stand-ins, at that size and a quarter of it, and time and memory are extrapolated linearly in the edges (GNN epochs are linear in nodes and edges; the scaling table in
 benchmarks/RESULTS.md shows where that holds).
 
 The plan's wall time follows how the pipeline runs: one train stage, the uncached seeds of every cell
@@ -64,10 +64,17 @@ STAGE_OVERHEAD_S = {"warm": 1.35, "cold": 3.37}
 MAX_PROBE_EDGES = 2_000_000
 #: a stand-in (no data here) is probed at most this large, and extrapolated beyond: it is random data of the
 #: recorded size, so a smaller one loses nothing a larger one has, and a larger probe takes longer than the
-#: question is worth (MNIST superpixels' 1 M edges: 4 epochs of GAT, 46 s, against 12 s for two stand-ins)
+#: question is worth (MNIST superpixels' 1 M edges: 4 epochs of GAT, 46 s, against 12 s for two stand-ins) ...
 MAX_STANDIN_EDGES = 250_000
+#: ... unless that would extrapolate further than this factor: a slope measured over a few hundred thousand
+#: edges, carried to tens of millions, multiplies its noise (ogbn-products' 62 M edges from 250,000-edge
+#: stand-ins: 27-89 GB a seed, where bench_products measured 9.6-18.8 GB); such a graph is probed at
+#: 1/16 of its size, up to ``max_probe_edges``
+MAX_EXTRAPOLATION = 16
 #: epochs of a probe: the first few settle, the rest give the steady time of an epoch
 PROBE_EPOCHS = 6
+#: epochs of a probe on a stand-in above MAX_STANDIN_EDGES: its epochs take seconds, the first alone settles
+LARGE_PROBE_EPOCHS = 3
 #: a fresh worker's first epochs run slower than the rest (first calls, the allocator finding its sizes)
 SETTLING_EPOCHS = 3
 #: how far the estimate may be from what the run then takes, as benchmarks/bench_estimate.py measured it
@@ -118,6 +125,12 @@ def extrapolate(points: list[tuple[float, float]], at: float) -> float:
     return max(v1, v2 + slope * (at - e2))
 
 
+def standin_probe_edges(edges: int, max_edges: int = MAX_PROBE_EDGES) -> int:
+    """The most edges a stand-in of a graph of ``edges`` edges is probed at: :data:`MAX_STANDIN_EDGES`, or
+    1/:data:`MAX_EXTRAPOLATION` of the graph where that is more, never over ``max_edges``."""
+    return min(max_edges, max(MAX_STANDIN_EDGES, edges // MAX_EXTRAPOLATION))
+
+
 def _fetched(data_root: Path, task: str) -> dict | None:
     path = data_root / task
     if not (path / "meta.json").is_file():
@@ -143,7 +156,7 @@ def _task_dirs(task: str, settings: Settings, data_root: Path, scratch: Path, ma
             return None, "no data here and no recorded size", None
     epochs = int(spec.epochs)
     category = get_dataset(spec.dataset).category
-    factor = scale_for(size, min(max_edges, MAX_STANDIN_EDGES))
+    factor = scale_for(size, standin_probe_edges(edges_of(size), max_edges))
     if factor >= 1.0:
         write_standin(scratch / task, task, spec.family, size, epochs, category)
         return [(scratch / task, None)], f"stand-in ({describe(size)})", None
@@ -254,7 +267,9 @@ def estimate_plan(settings: Settings, tasks: list[str] | None = None, *, data_ro
                     continue
                 index = len(out) - 1
                 shapes[index] = (dirs, full_edges, len(todo), plan.jobs[0].spec["hp"])
-                _want(index, plans, full_edges, min(probe_epochs, cell.epochs), timeout_s, n_workers,
+                if max(e or 0 for _, e in dirs) > MAX_STANDIN_EDGES:  # epochs of seconds each: one settles them
+                    cell.probe_epochs = min(probe_epochs, LARGE_PROBE_EPOCHS)
+                _want(index, plans, full_edges, min(cell.probe_epochs, cell.epochs), timeout_s, n_workers,
                       None if remeasure else kept, wanted, found)
         _probe(wanted, found, kept, n_workers, execution, out, progress)
     finally:
@@ -420,9 +435,11 @@ def render(result: dict) -> str:
                   "included)"]
     sample = result.get("sample")
     if sample:
-        lines += [f"Measured: the first seed of {sample['cells']} cell(s) for {result['probe_epochs']} epochs "
-                  f"({sample['measured']} probe run(s) now, {sample['reused']} kept from an earlier estimate of the "
-                  f"same code and data); {sample['seeds']} seed(s) extrapolated from them. Expected error: "
+        short = sum(1 for c in result["cells"] if 0 < c["probe_epochs"] < result["probe_epochs"])
+        large = f" ({short} on stand-ins over {MAX_STANDIN_EDGES:,} edges: {LARGE_PROBE_EPOCHS})" if short else ""
+        lines += [f"Measured: the first seed of {sample['cells']} cell(s) for {result['probe_epochs']} epochs{large}: "
+                  f"{sample['measured']} probe run(s) now, {sample['reused']} kept from an earlier estimate of the "
+                  f"same code and data; {sample['seeds']} seed(s) extrapolated from them. Expected error: "
                   f"{result['error']}. The estimate took {_duration(result['took_s'])}."]
     if result["does_not_fit"]:
         lines += ["", f"{len(result['does_not_fit'])} cell(s) would not run here:"]
