@@ -32,7 +32,10 @@ def _alive(pid: int) -> bool:
 def test_the_busy_processes_use_the_cpu_while_the_block_runs_and_are_gone_after(capsys):
     with pytest.raises(RuntimeError, match="inside"):
         with bench_exp_run.busy(2):
-            pids = [int(p) for p in os.listdir("/proc") if p.isdigit() and _is_loop(int(p))]
+            deadline, pids = time.monotonic() + 10, []
+            while len(pids) < 2 and time.monotonic() < deadline:  # each is ours once it has exec'd Python
+                pids = [int(p) for p in os.listdir("/proc") if p.isdigit() and _is_loop(int(p))]
+                time.sleep(0.05)
             assert len(pids) == 2, pids
             time.sleep(0.5)
             assert all(_cpu_seconds(p) > 0.1 for p in pids)  # busy, not sleeping

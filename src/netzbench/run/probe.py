@@ -40,9 +40,10 @@ PROBE_VERSION = 4
 
 
 def with_epochs(job: Job, epochs: int, timeout_s: float | None = None) -> Job:
-    """``job`` trained for ``epochs`` epochs (every other setting as planned), stopped past ``timeout_s``."""
+    """``job`` trained for ``epochs`` epochs (every other setting as planned), stopped past ``timeout_s``; no
+    memory cap: the probe measures the peak, and the estimate judges it against ``exec.max_rss_gb``."""
     hp = {**job.spec["hp"], "epochs": int(epochs)}
-    return replace(job, spec={**job.spec, "hp": hp}, timeout_s=timeout_s)
+    return replace(job, spec={**job.spec, "hp": hp}, timeout_s=timeout_s, max_rss_gb=None)
 
 
 def with_sampling(job: Job) -> Job:
