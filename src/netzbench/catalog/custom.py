@@ -199,13 +199,19 @@ def raw_hashes(files, base: Path) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
+def missing_for_seed_aware(task: str) -> DatasetError:
+    """The error of a seed-aware loader given missing label codes: its labels are made per seed at training
+    time, past fetch."""
+    return DatasetError(f"custom task {task!r}: `missing:` applies to data read at fetch; a seed-aware loader's "
+                        "labels are made at training time: leave an unlabelled graph out, give an unlabelled node "
+                        "y = -1")
+
+
 def loader_params(params: dict, out: str | os.PathLike) -> dict:
     """The generator parameters of a seed-aware loader: loader, family and the ``root`` it is given.
     ``missing:`` cannot apply: the loader's labels are made at training time, per seed, past fetch."""
     if "missing" in params:
-        raise DatasetError(f"custom task {Path(out).name!r}: `missing:` applies to data read at fetch; a seed-aware "
-                           "loader's labels are made at training time: leave an unlabelled graph out, give an "
-                           "unlabelled node y = -1")
+        raise missing_for_seed_aware(Path(out).name)
     root = str(raw_path(params["path"], out)) if "path" in params else str(out)
     return {"loader": params["loader"], "family": params["family"], "root": root}
 
@@ -248,7 +254,7 @@ def process(root: str, family: str, loader: str | None = None, path: str | None 
     are made ``0..C-1`` from their original values and ``missing`` codes (None: those recognised in the
     files) left out (:mod:`.labels`: ``label_mapping``, ``label_missing``)."""
     arrays, counts, record = _read(root, family, loader, path, format, label)
-    arrays, record = _classes(root, family, arrays, record, missing)
+    arrays, record = with_classes(Path(root).name, family, arrays, record, missing)
     if family in ("node_cls", "link_pred") and not (family == "link_pred" and "train_edge_type" in arrays):
         choose = positional.node_features if family == "node_cls" else positional.link_features
         try:
@@ -262,14 +268,14 @@ def process(root: str, family: str, loader: str | None = None, path: str | None 
     return arrays, counts, record
 
 
-def _classes(root: str, family: str, arrays: dict, record: dict, missing) -> tuple[dict, dict]:
-    """``(arrays, record)`` with class labels ``0..C-1`` and missing ones left out (:func:`.labels.relabel`):
+def with_classes(task: str, family: str, arrays: dict, record: dict, missing) -> tuple[dict, dict]:
+    """``(arrays, record)`` of task ``task`` with class labels ``0..C-1`` and missing ones left out (:func:`.labels.relabel`):
     ``record``'s ``label_mapping`` replaced by the final one, ``label_missing`` added when labels were missing.
     (The family's counts, ``num_classes`` and ``num_graphs`` among them, are made from the arrays at fetch.)"""
     try:
         arrays, mapping, gone = relabel(arrays, family, record.pop("label_mapping", None), missing)
     except LabelError as exc:
-        raise DatasetError(f"custom task {Path(root).name!r} ({family}): {exc}") from None
+        raise DatasetError(f"custom task {task!r} ({family}): {exc}") from None
     if mapping is not None:
         record["label_mapping"] = mapping
     if gone:

@@ -33,7 +33,8 @@ from .card import current_card
 from .checks import DatasetError, check_arrays, normalise_labels
 from .custom import GENERATOR as CUSTOM_GENERATOR
 from .custom import process as custom_process
-from .custom import is_seed_aware, loader_params, loader_raw, loader_source_sha256, with_features
+from .custom import (is_seed_aware, loader_params, loader_raw, loader_source_sha256, missing_for_seed_aware,
+                     with_classes, with_features)
 from .fetch import DatasetUnavailable, obtain_raw
 from .table import get_dataset, get_task
 
@@ -307,19 +308,6 @@ def _record_counts(meta: dict, arrays: dict, counts: dict | None, dropped: dict 
     meta["raw_sha256"] = dict(sorted(raw.items()))
 
 
-def _classes_of(name: str, family: str, arrays: dict, mapping: dict | None, missing):
-    """``(arrays, mapping, missing_record)``: class labels made ``0..C-1`` from their original values, as a
-    file's are (:func:`.labels.relabel`: labels ``1..4`` are classes ``0..3``), with the ``missing`` codes left
-    out (None: those recognised, a survey's ``9`` beside ``1..4``; ``[]``: none). ``mapping``: what
-    :func:`.checks.normalise_labels` made of them."""
-    from .labels import LabelError, relabel
-
-    try:
-        return relabel(arrays, family, mapping, missing)
-    except LabelError as exc:
-        raise DatasetError(f"task {name!r} ({family}): {exc}") from None
-
-
 def write_loader_task(out: str | os.PathLike, name: str, family: str, loader: Callable, *, root: str | os.PathLike,
                       seeds: list[int] | None = None, split: str | None = None, category: str | None = None,
                       epochs: int | None = None, missing=None) -> dict:
@@ -338,8 +326,7 @@ def write_loader_task(out: str | os.PathLike, name: str, family: str, loader: Ca
     """
     out = Path(out)
     if missing is not None and seeds is not None:
-        raise DatasetError(f"task {name!r}: `missing` applies to data read once; a seed-aware loader's labels are "
-                           "made at training time: leave an unlabelled graph out, give an unlabelled node y = -1")
+        raise missing_for_seed_aware(name)
     meta = {"task": name, "dataset": name, "family": family, "category": category or "custom",
             "license": "user-provided", "citation": "", "status": "ok", "format": "loader"}
     if epochs is not None:
@@ -348,15 +335,13 @@ def write_loader_task(out: str | os.PathLike, name: str, family: str, loader: Ca
         if seeds is None:
             obj, mapping = normalise_labels(with_features(loader(str(root)), family)[0], family)
             arrays, counts = to_bundle(obj, family)
-            arrays, mapping, gone = _classes_of(name, family, arrays, mapping, missing)
-            if gone:
-                meta["label_missing"] = gone
+            # made 0..C-1 from the original values as a file's are (labels 1..4: four classes), missing codes out
+            arrays, labels = with_classes(name, family, arrays, {"label_mapping": mapping}, missing)
+            meta.update(labels)  # label_mapping, label_missing: what there is of them
             meta.update(synthetic=False, split=split or default_split(family, arrays))
             check_arrays(name, family, meta["split"], arrays)
             _record_counts(meta, arrays, counts, discarded(obj))
             save_arrays(tmp / GRAPH, arrays)
-            if mapping:
-                meta["label_mapping"] = mapping
         else:
             (tmp / SEEDS).mkdir()
             mappings = {}

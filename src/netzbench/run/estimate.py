@@ -15,7 +15,8 @@ The probes run on the task's fetched data (``data/<task>/``) when it is here, an
 stand-in of the dataset's recorded size (:mod:`netzbench.catalog.sizes`,
 :mod:`netzbench.catalog.standin`). A fetched graph with more edges than ``max_probe_edges``, and a
 stand-in with more than :data:`MAX_STANDIN_EDGES` (or a 1/:data:`MAX_EXTRAPOLATION` of its size, where
-that is more), is probed as two stand-ins, at that size and a quarter of it, and time and memory are extrapolated linearly in the edges (GNN epochs are linear in nodes and edges; the scaling table in
+that is more), is probed as two stand-ins, at that size and a quarter of it, and time and memory are
+extrapolated linearly in the edges (GNN epochs are linear in nodes and edges; the scaling table in
 benchmarks/RESULTS.md shows where that holds).
 
 The plan's wall time follows how the pipeline runs: one train stage, the uncached seeds of every cell
@@ -34,6 +35,7 @@ import logging
 import math
 import os
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -333,7 +335,8 @@ def _judge(cell: CellEstimate, full_edges, todo: int, hp: dict, concurrent: int,
 
 
 def _probe(wanted, found: dict, kept: ProbeCache, n_workers: int, execution, cells: list, progress: bool) -> None:
-    """Run the ``wanted`` probes through the stage's executor (the largest graphs first), fill ``found`` (each result with its ``per_epoch`` seconds) and keep each ok result."""
+    """Run the ``wanted`` probes through the stage's executor (the largest graphs first), fill ``found`` (each
+    result with its ``per_epoch`` seconds) and keep each ok result."""
     if not wanted:
         return
     # the largest graphs first, so that the last probes to finish are short ones
@@ -380,14 +383,11 @@ def steady_epoch_seconds(stamps: dict[int, float], seconds: float, epochs: int) 
     no epochs (a heuristic) costs the same whatever the budget."""
     if epochs < 2:
         return 0.0
-    times = [stamps[e] - stamps[e - 1] for e in range(2, epochs + 1) if e in stamps and e - 1 in stamps]
-    if not times:
-        return seconds / max(1, epochs)
-    steady = [stamps[e] - stamps[e - 1] for e in range(SETTLING_EPOCHS + 1, epochs + 1)
-              if e in stamps and e - 1 in stamps]
-    chosen = sorted(steady or times)
-    middle = len(chosen) // 2
-    return max(0.0, chosen[middle] if len(chosen) % 2 else (chosen[middle - 1] + chosen[middle]) / 2)
+    took = {e: stamps[e] - stamps[e - 1] for e in range(2, epochs + 1) if e in stamps and e - 1 in stamps}
+    if not took:
+        return seconds / epochs
+    steady = [t for e, t in took.items() if e > SETTLING_EPOCHS]
+    return max(0.0, statistics.median(steady or took.values()))
 
 
 def _settle(cell: CellEstimate, dirs, full_edges, found: dict, index: int) -> None:

@@ -1,7 +1,7 @@
 """Probes: a few epochs of a cell's first seed, run as the train stage runs its seeds, and kept.
 
-``netzbench estimate`` times each cell's first job for 1 and for k epochs and reads the cost of a seed off
-the difference: ``t(E) = t(1) + (E - 1) * (t(k) - t(1)) / (k - 1)``. The probes go through the stage's own
+``netzbench estimate`` trains each cell's first job for a few epochs (:mod:`.estimate` reads the cost of a
+seed off the run's seconds and the times its later epochs finished). The probes go through the stage's own
 executor (:func:`.pool.run_jobs`): each in a fresh child of the warm worker server, ``exec.workers`` at a
 time, so a probe pays what a seed pays (its fork, its first calls, its data loading, a neighbour at work on
 the other core) and reports the seed's own ``seconds`` and peak resident memory (``VmHWM`` of the child).
