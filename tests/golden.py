@@ -5,20 +5,21 @@ synthetic generator, or raw fixture files declared as a custom task), trained
 for a few epochs through the same path as ``netzbench train`` (the params
 file, fetch, the planner, the in-process executor, the run record). Together
 they cover the four families and a knowledge graph, full batch and
-neighbour-sampled. ``tests/test_golden.py`` trains them again in the unit tier
-and compares every value of every series with ``tests/fixtures/golden_histories.json``,
-where floats are written as ``float.hex`` (exact, readable) and kept per CPU
-capability: torch picks its kernels by it (``torch.backends.cpu.get_cpu_capability()``,
-AVX2 under ``exec.arithmetic: portable``'s variables), and a wider vector unit
-rounds otherwise.
+neighbour-sampled. The cells train in one child process under portable
+arithmetic (``exec.arithmetic: portable``'s variables, set before torch is
+imported), the mode the published run uses and whose bits are the same on
+every x86-64 CPU; ``tests/test_golden.py`` compares every value of every
+series with ``tests/fixtures/golden_histories.json``, where floats are written
+as ``float.hex`` (exact, readable), keyed by the capability torch reports in
+that child (AVX2 on x86-64; another architecture has its own kernels and
+skips until its entry is added).
 
 Regenerate the fixture after a change that is meant to move results (and say
 in the commit which cell moved and why)::
 
-    PYTHONPATH=src python tests/golden.py                      # this machine's capability
-    ATEN_CPU_CAPABILITY=avx2 MKL_CBWR=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 PYTHONPATH=src python tests/golden.py
+    PYTHONPATH=src python tests/golden.py
 
-Each run replaces the entry of the capability it runs under and keeps the others.
+It replaces the entry of the capability it runs under and keeps the others.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -137,6 +139,35 @@ def history(name: str) -> tuple[list[int], dict[str, list[float]]]:
     return seed["epochs"], seed["history"]
 
 
+def train_all() -> dict:
+    """Every golden cell trained in this process: {"capability", "torch", "cells": {name: {"epochs",
+    "history" (encoded)}}}."""
+    import torch
+
+    cells = {}
+    for name in CELLS:
+        epochs, hist = history(name)
+        cells[name] = {"epochs": epochs, "history": encode(hist)}
+    return {"capability": capability(), "torch": torch.__version__, "cells": cells}
+
+
+def train_portable(timeout: float = 600) -> dict:
+    """:func:`train_all` in a child process under portable arithmetic (the variables must be set before
+    torch is imported, so not in a process that has imported it already)."""
+    from netzbench.run.arithmetic import PORTABLE_ENV
+
+    here = Path(__file__).resolve().parent
+    env = {**os.environ, **PORTABLE_ENV, "NETZBENCH_WARM_S": "0",
+           "PYTHONPATH": os.pathsep.join([str(here.parent / "src"), str(here), os.environ.get("PYTHONPATH", "")])}
+    with tempfile.TemporaryDirectory(prefix="golden-") as tmp:
+        out = Path(tmp) / "cells.json"
+        done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", str(out)], env=env,
+                              capture_output=True, text=True, timeout=timeout)
+        if done.returncode != 0:
+            raise RuntimeError(f"the golden cells failed to train:\n{done.stderr[-3000:]}")
+        return json.loads(out.read_text(encoding="utf-8"))
+
+
 def read_fixture(path: Path = FIXTURE) -> dict:
     if not path.is_file():
         return {"schema": SCHEMA, "capabilities": {}}
@@ -144,30 +175,29 @@ def read_fixture(path: Path = FIXTURE) -> dict:
 
 
 def generate(path: Path = FIXTURE) -> dict:
-    """Train every golden cell and write their histories under this process's capability into ``path``."""
-    import torch
-
+    """Train every golden cell under portable arithmetic and write their histories under the capability
+    of that run into ``path``."""
+    trained = train_portable()
     fixture = read_fixture(path)
-    cells = {}
-    for name in CELLS:
-        epochs, hist = history(name)
-        cells[name] = {"epochs": epochs, "history": encode(hist)}
-    entry = {"torch": torch.__version__, "cells": cells}
-    fixture["capabilities"][capability()] = entry
+    entry = {"torch": trained["torch"], "cells": trained["cells"]}
+    fixture["capabilities"][trained["capability"]] = entry
     fixture["capabilities"] = dict(sorted(fixture["capabilities"].items()))
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(fixture, indent=1) + "\n", encoding="utf-8")
     tmp.replace(path)
-    return entry
+    return {**entry, "capability": trained["capability"]}
 
 
 def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))  # raw_fixtures
     os.environ.setdefault("NETZBENCH_WARM_S", "0")
+    if sys.argv[1:2] == ["--child"]:  # train_portable's child: the portable variables are set
+        Path(sys.argv[2]).write_text(json.dumps(train_all()), encoding="utf-8")
+        return
     entry = generate()
     cells = entry["cells"]
-    print(f"{FIXTURE}: {len(cells)} cells under {capability()} (torch {entry['torch']}):")
+    print(f"{FIXTURE}: {len(cells)} cells under {entry['capability']} (torch {entry['torch']}):")
     for name, cell in cells.items():
         print(f"  {name}: epochs {cell['epochs']}, series {', '.join(cell['history'])}")
 

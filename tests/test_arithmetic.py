@@ -25,11 +25,14 @@ SCRIPT = textwrap.dedent("""
         json.dump({f"{t}/{m}": rep.histories[t][m][0] for t in rep.histories for m in rep.histories[t]},
                   open(sys.argv[2], "w"))
 """)
-AVX2 = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
+#: an AVX2 machine simulated on this one: each library capped at AVX2
+AVX2 = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_ENABLE_INSTRUCTIONS": "AVX2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
 
 
 def _machine(tmp_path, name, mode, native_env):
-    env = {k: v for k, v in os.environ.items() if k not in AVX2}
+    from netzbench.run.arithmetic import PORTABLE_ENV
+
+    env = {k: v for k, v in os.environ.items() if k not in AVX2 and k not in PORTABLE_ENV}
     env.update(native_env)
     env["NETZBENCH_CACHE_DIR"] = str(tmp_path / f"cache-{name}-{mode}")  # nothing shared between "machines"
     out = tmp_path / f"{name}-{mode}.json"

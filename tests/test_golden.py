@@ -1,8 +1,9 @@
 """Golden histories: a few short cells trained again must give the pinned histories bit for bit.
 
 The cells and how to regenerate the fixture after an intended change: ``tests/golden.py``. These tests
-run in the unit tier (marked ``golden``: tiny training, about a second in all), so ``make test-fast``
-notices within seconds a change that alters results, and says which cell, series and epoch moved.
+run in the unit tier (marked ``golden``: tiny training, a few seconds in all in one child process under
+portable arithmetic), so ``make test-fast`` notices within seconds a change that alters results, and
+says which cell, series and epoch moved.
 """
 
 from __future__ import annotations
@@ -14,16 +15,21 @@ import golden
 pytestmark = pytest.mark.golden
 
 
-def _entry() -> dict:
-    import torch
+@pytest.fixture(scope="module")
+def trained() -> dict:
+    """The golden cells trained now, all in one child process under portable arithmetic (the unit tier's
+    one program start: the test process's torch already chose its kernels)."""
+    return golden.train_portable()
 
+
+def _entry(trained: dict) -> dict:
     found = golden.read_fixture()["capabilities"]
-    cap = golden.capability()
+    cap = trained["capability"]
     if cap not in found:
         pytest.skip(f"tests/fixtures/golden_histories.json has no histories for this CPU capability ({cap}; it has "
                     f"{', '.join(sorted(found)) or 'none'}): add them with `PYTHONPATH=src python tests/golden.py`")
-    if found[cap]["torch"] != torch.__version__:
-        pytest.skip(f"the golden histories were made with torch {found[cap]['torch']}, this is {torch.__version__} "
+    if found[cap]["torch"] != trained["torch"]:
+        pytest.skip(f"the golden histories were made with torch {found[cap]['torch']}, this is {trained['torch']} "
                     "(constraints.txt pins it): regenerate them with `PYTHONPATH=src python tests/golden.py`")
     return found[cap]["cells"]
 
@@ -54,11 +60,11 @@ def moved(name: str, want: dict, epochs: list[int], history: dict[str, list[floa
 
 
 @pytest.mark.parametrize("name", list(golden.CELLS))
-def test_golden_history_is_unchanged(name):
-    cells = _entry()
+def test_golden_history_is_unchanged(name, trained):
+    cells = _entry(trained)
     assert name in cells, f"golden cell {name} is not pinned: regenerate with `PYTHONPATH=src python tests/golden.py`"
-    epochs, history = golden.history(name)
-    lines = moved(name, cells[name], epochs, history)
+    now = trained["cells"][name]
+    lines = moved(name, cells[name], now["epochs"], golden.decode(now["history"]))
     assert not lines, ("\n".join(lines) + "\nIf you meant to change results, regenerate the fixture "
                        "(`PYTHONPATH=src python tests/golden.py`, see tests/golden.py) and say why in the commit.")
 

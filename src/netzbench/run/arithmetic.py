@@ -1,15 +1,21 @@
-"""Portable arithmetic: the same bits on any x86-64 CPU with AVX2.
+"""Portable arithmetic: the same bits on any x86-64 CPU with AVX2, Intel's or AMD's.
 
 PyTorch picks its CPU kernels by the instruction set it finds (ATen's CPU
-capability: SSE/AVX2/AVX-512), and so do MKL (BLAS) and oneDNN; a wider
-vector unit sums in another order, the last bits differ, and training
+capability: SSE/AVX2/AVX-512), and so do MKL (BLAS, vector maths) and oneDNN;
+a wider vector unit sums in another order, the last bits differ, and training
 amplifies them (the same seed on an AVX-512 and an AVX2 machine can end
-several points apart). ``exec.arithmetic: portable`` pins all three to the
-AVX2 paths before torch is imported, so every worker computes the same bits
-on any CPU that has AVX2 (the default: it cost about 3 % of the headline's
-training time here, benchmarks/RESULTS.md); ``native`` lets each library use
-the best it finds (on a CPU that is not x86-64 it is the only mode). The mode is part of result identity (a portable run's cache
-keys differ from a native run's).
+several points apart). ``exec.arithmetic: portable`` pins ATen and oneDNN to
+their AVX2 paths and MKL to its COMPATIBLE branch before torch is imported.
+MKL's AVX2 branch is not enough: it chooses code by the CPU's vendor as well,
+and an AMD CPU got other sgemm bits than an Intel one under it. The training
+code adds one rule the variables cannot: no ``Tensor.sqrt`` in the update
+(MKL's vector square root rounds by processor under every branch), hence the
+fused Adam (:func:`netzbench.training.fit.adam`). Checked by training the
+golden cells natively on an AVX-512/AMX Xeon and under emulated Intel and AMD
+AVX2 CPUs (qemu): the same bits (docs/reproducibility.md). It is the default;
+``native`` lets each library use the best it finds (on a CPU that is not
+x86-64 it is the only mode). The mode is part of result identity (a portable
+run's cache keys differ from a native run's).
 
 The variables are read once, when torch (or MKL/oneDNN) initialises, so
 :func:`configure` must run before the first ``import torch`` of the process
@@ -24,10 +30,12 @@ import os
 import platform
 
 MODES = ("native", "portable")
-#: the pinned level: AVX2, which every x86-64 CPU of the last decade has
+#: the pinned level: AVX2, which every x86-64 CPU of the last decade has (MKL: its vendor-neutral branch)
 PORTABLE_ENV = {
     "ATEN_CPU_CAPABILITY": "avx2",  # ATen's vectorised kernels (reductions, elementwise, ...)
-    "MKL_CBWR": "AVX2",              # MKL conditional numerical reproducibility: BLAS code path
+    # MKL's conditional numerical reproducibility: the COMPATIBLE branch, the one code path MKL runs the
+    # same on Intel and other x86-64 processors (its AVX2 branch gave other sgemm bits on an AMD CPU)
+    "MKL_CBWR": "COMPATIBLE",
     "ONEDNN_MAX_CPU_ISA": "AVX2",    # oneDNN (convolutions, matmul primitives)
 }
 X86_64 = ("x86_64", "amd64")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import torch
 
 from ..models.dgi import DGIWrapper
+from .fit import adam
 from .seed import set_seed
 
 
@@ -30,7 +31,7 @@ def train_dgi(encoder_cls, x: torch.Tensor, edge_index: torch.Tensor, *, hidden_
     set_seed(seed)
     encoder = encoder_cls(x.shape[1], hidden_channels, hidden_channels, **encoder_kwargs)
     model = DGIWrapper(encoder, hidden_channels)
-    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
+    opt = adam(model.parameters(), lr=lr, weight_decay=weight_decay)
     gen = torch.Generator().manual_seed(seed)
     losses = []
     for _ in range(epochs):

@@ -23,6 +23,8 @@ NaN score list can come out as AUC 0.0 with AP 1.0).
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 
@@ -163,4 +165,5 @@ def mae(pred: torch.Tensor, y: torch.Tensor) -> float:
 
 def rmse(pred: torch.Tensor, y: torch.Tensor) -> float:
     require_finite("RMSE", pred)
-    return (pred - y).pow(2).mean().sqrt().item() if y.numel() else float("nan")
+    # math.sqrt, not Tensor.sqrt: MKL's vector sqrt rounds differently on different CPUs
+    return math.sqrt((pred - y).pow(2).mean().item()) if y.numel() else float("nan")
