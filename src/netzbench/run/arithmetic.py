@@ -1,21 +1,23 @@
-"""Portable arithmetic: the same bits on any x86-64 CPU with AVX2, Intel's or AMD's.
+"""Portable arithmetic: the same bits on every x86-64 CPU of one vendor with AVX2.
 
 PyTorch picks its CPU kernels by the instruction set it finds (ATen's CPU
 capability: SSE/AVX2/AVX-512), and so do MKL (BLAS, vector maths) and oneDNN;
 a wider vector unit sums in another order, the last bits differ, and training
 amplifies them (the same seed on an AVX-512 and an AVX2 machine can end
-several points apart). ``exec.arithmetic: portable`` pins ATen and oneDNN to
-their AVX2 paths and MKL to its COMPATIBLE branch before torch is imported.
-MKL's AVX2 branch is not enough: it chooses code by the CPU's vendor as well,
-and an AMD CPU got other sgemm bits than an Intel one under it. The training
-code adds one rule the variables cannot: no ``Tensor.sqrt`` in the update
-(MKL's vector square root rounds by processor under every branch), hence the
-fused Adam (:func:`netzbench.training.fit.adam`). Checked by training the
-golden cells natively on an AVX-512/AMX Xeon and under emulated Intel and AMD
-AVX2 CPUs (qemu): the same bits (docs/reproducibility.md). It is the default;
-``native`` lets each library use the best it finds (on a CPU that is not
-x86-64 it is the only mode). The mode is part of result identity (a portable
-run's cache keys differ from a native run's).
+several points apart). ``exec.arithmetic: portable`` pins all three to their
+AVX2 paths before torch is imported, so CPUs of one vendor with and without
+AVX-512 give the same bits (checked on 27 cells, every model and family: an
+AVX-512/AMX Xeon natively and an emulated AVX2-only Intel CPU). The training
+code adds one rule the variables cannot: no ``Tensor.sqrt`` in the update,
+since MKL's vector square root rounds by processor (hence the fused Adam,
+:func:`netzbench.training.fit.adam`).
+
+Intel and AMD CPUs still differ: MKL picks its code by vendor as well, and its
+only vendor-neutral branch (``MKL_CBWR=COMPATIBLE``) made the published plan's
+training 1.5 times as long (benchmarks/RESULTS.md). ``native`` lets each
+library use the best it finds (on a CPU that is not x86-64 it is the only
+mode). The mode is part of result identity (a portable run's cache keys differ
+from a native run's).
 
 The variables are read once, when torch (or MKL/oneDNN) initialises, so
 :func:`configure` must run before the first ``import torch`` of the process
@@ -30,12 +32,10 @@ import os
 import platform
 
 MODES = ("native", "portable")
-#: the pinned level: AVX2, which every x86-64 CPU of the last decade has (MKL: its vendor-neutral branch)
+#: the pinned level: AVX2, which every x86-64 CPU of the last decade has
 PORTABLE_ENV = {
     "ATEN_CPU_CAPABILITY": "avx2",  # ATen's vectorised kernels (reductions, elementwise, ...)
-    # MKL's conditional numerical reproducibility: the COMPATIBLE branch, the one code path MKL runs the
-    # same on Intel and other x86-64 processors (its AVX2 branch gave other sgemm bits on an AMD CPU)
-    "MKL_CBWR": "COMPATIBLE",
+    "MKL_CBWR": "AVX2",              # MKL conditional numerical reproducibility: its AVX2 branch
     "ONEDNN_MAX_CPU_ISA": "AVX2",    # oneDNN (convolutions, matmul primitives)
 }
 X86_64 = ("x86_64", "amd64")

@@ -79,7 +79,7 @@ def adam(params, lr: float, weight_decay: float) -> torch.optim.Adam:
     """Adam with the fused kernel. Its update :math:`\\theta \\leftarrow \\theta - \\eta\\,\\hat m / (\\sqrt{\\hat v}
     + \\epsilon)` takes the square root with the vector unit's own instruction, correctly rounded on every
     CPU; the unfused step calls ``Tensor.sqrt``, which on the CPU goes to MKL's vector maths, whose rounding
-    differs between processors even under ``MKL_CBWR`` (portable arithmetic would not be portable)."""
+    differs between processors of one vendor even under ``MKL_CBWR`` (portable arithmetic would not be)."""
     return torch.optim.Adam(params, lr=lr, weight_decay=weight_decay, fused=True)
 
 
