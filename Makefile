@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup browser repro protocols publish quick test test-fast constraints clean
+.PHONY: setup browser qemu repro protocols publish quick test test-fast constraints clean
 
 setup: $(STAMP)
 
@@ -34,6 +34,18 @@ browser:
 	       "or set NETZBENCH_CHROMIUM to a Chromium executable)"; \
 	fi
 
+# qemu's user-mode emulator, to train the golden cells on an emulated AMD CPU under portable arithmetic
+# (tests/test_arithmetic.py): Debian's qemu-user, installed like Chromium above; elsewhere that test skips
+qemu:
+	@if command -v qemu-x86_64 >/dev/null 2>&1 || [ "$$(uname -m)" != x86_64 ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing qemu-user (Debian's package) for the cross-vendor arithmetic test"; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user >/dev/null; } \
+	    || echo "could not install qemu-user: the cross-vendor arithmetic test will skip"; \
+	else \
+	  echo "no qemu-x86_64: the cross-vendor arithmetic test will skip (sudo apt-get install qemu-user)"; \
+	fi
+
 repro: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/dvc repro
 
@@ -55,7 +67,7 @@ quick: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/netzbench quick
 
 # every tier (unit, train, process, e2e: tests/tiers.py); the 25 slowest tests are listed at the end
-test: $(STAMP) browser
+test: $(STAMP) browser qemu
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q --durations=25
 
 # the unit tier (no training, no subprocess), on every core: what to run after each change

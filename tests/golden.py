@@ -7,19 +7,23 @@ file, fetch, the planner, the in-process executor, the run record). Together
 they cover the four families and a knowledge graph, full batch and
 neighbour-sampled. The cells train in one child process under portable
 arithmetic (``exec.arithmetic: portable``'s variables, set before torch is
-imported), the mode the published run uses and whose bits are the same on
-every x86-64 CPU; ``tests/test_golden.py`` compares every value of every
-series with ``tests/fixtures/golden_histories.json``, where floats are written
-as ``float.hex`` (exact, readable), keyed by the capability torch reports in
-that child (AVX2 on x86-64; another architecture has its own kernels and
-skips until its entry is added).
+imported), the mode the published run uses, whose bits are the same on the
+x86-64 CPUs of one vendor (MKL picks its code by vendor too);
+``tests/test_golden.py`` compares every value of every series with
+``tests/fixtures/golden_histories.json``, where floats are written as
+``float.hex`` (exact, readable), keyed by the capability torch reports in that
+child and the CPU's vendor (``AVX2/intel``, ``AVX2/amd``; another architecture
+has its own kernels and skips until its entry is added). An entry made under
+qemu's emulation of the other vendor's CPU is checked by emulation
+(``tests/test_arithmetic.py``), not against a native run.
 
 Regenerate the fixture after a change that is meant to move results (and say
 in the commit which cell moved and why)::
 
-    PYTHONPATH=src python tests/golden.py
+    PYTHONPATH=src python tests/golden.py                                  # this CPU
+    PYTHONPATH=src python tests/golden.py --qemu EPYC-Milan-v1 --vendor amd  # an emulated AMD CPU
 
-It replaces the entry of the capability it runs under and keeps the others.
+Each run replaces the entry it makes and keeps the others.
 """
 
 from __future__ import annotations
@@ -36,7 +40,9 @@ import yaml
 from helpers import as_settings
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "golden_histories.json"
-SCHEMA = "netzbench.golden_histories/1"
+SCHEMA = "netzbench.golden_histories/2"
+#: CPUID vendor strings -> the fixture's names
+VENDORS = {"GenuineIntel": "intel", "AuthenticAMD": "amd"}
 
 #: raw fixture files (tests/raw_fixtures.py) declared as custom tasks
 CUSTOM_TASKS = {
@@ -61,6 +67,21 @@ def capability() -> str:
     import torch
 
     return torch.backends.cpu.get_cpu_capability()
+
+
+def vendor() -> str:
+    """This CPU's vendor (``intel``, ``amd``, or what /proc/cpuinfo says). ``GOLDEN_CPU_VENDOR`` overrides it:
+    under qemu's user-mode emulation /proc/cpuinfo is still the host's."""
+    if os.environ.get("GOLDEN_CPU_VENDOR"):
+        return os.environ["GOLDEN_CPU_VENDOR"]
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("vendor_id"):
+                found = line.split(":", 1)[1].strip()
+                return VENDORS.get(found, found)
+    except OSError:
+        pass
+    return "unknown"
 
 
 def encode(history: dict[str, list[float]]) -> dict[str, list[str]]:
@@ -148,21 +169,26 @@ def train_all() -> dict:
     for name in CELLS:
         epochs, hist = history(name)
         cells[name] = {"epochs": epochs, "history": encode(hist)}
-    return {"capability": capability(), "torch": torch.__version__, "cells": cells}
+    return {"key": f"{capability()}/{vendor()}", "torch": torch.__version__, "cells": cells}
 
 
-def train_portable(timeout: float = 600) -> dict:
+def train_portable(qemu: str | None = None, cpu_vendor: str | None = None, timeout: float = 900) -> dict:
     """:func:`train_all` in a child process under portable arithmetic (the variables must be set before
-    torch is imported, so not in a process that has imported it already)."""
+    torch is imported, so not in a process that has imported it already); on qemu's emulated CPU ``qemu``
+    (``qemu-x86_64 -cpu``) of vendor ``cpu_vendor`` where given."""
     from netzbench.run.arithmetic import PORTABLE_ENV
 
     here = Path(__file__).resolve().parent
     env = {**os.environ, **PORTABLE_ENV, "NETZBENCH_WARM_S": "0",
            "PYTHONPATH": os.pathsep.join([str(here.parent / "src"), str(here), os.environ.get("PYTHONPATH", "")])}
+    env.pop("GOLDEN_CPU_VENDOR", None)
+    if cpu_vendor:
+        env["GOLDEN_CPU_VENDOR"] = cpu_vendor
+    prefix = ["qemu-x86_64", "-cpu", qemu] if qemu else []
     with tempfile.TemporaryDirectory(prefix="golden-") as tmp:
         out = Path(tmp) / "cells.json"
-        done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", str(out)], env=env,
-                              capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run([*prefix, sys.executable, str(Path(__file__).resolve()), "--child", str(out)],
+                              env=env, capture_output=True, text=True, timeout=timeout)
         if done.returncode != 0:
             raise RuntimeError(f"the golden cells failed to train:\n{done.stderr[-3000:]}")
         return json.loads(out.read_text(encoding="utf-8"))
@@ -174,30 +200,40 @@ def read_fixture(path: Path = FIXTURE) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def generate(path: Path = FIXTURE) -> dict:
-    """Train every golden cell under portable arithmetic and write their histories under the capability
-    of that run into ``path``."""
-    trained = train_portable()
+def generate(path: Path = FIXTURE, qemu: str | None = None, cpu_vendor: str | None = None) -> dict:
+    """Train every golden cell under portable arithmetic (on this CPU, or on qemu's emulated ``qemu`` of vendor
+    ``cpu_vendor``) and write their histories under the key of that run into ``path``."""
+    trained = train_portable(qemu, cpu_vendor)
     fixture = read_fixture(path)
-    entry = {"torch": trained["torch"], "cells": trained["cells"]}
-    fixture["capabilities"][trained["capability"]] = entry
+    if fixture.get("schema") != SCHEMA:
+        fixture = {"schema": SCHEMA, "capabilities": {}}
+    entry = {"torch": trained["torch"], "made_on": f"qemu {qemu}" if qemu else "native", "cells": trained["cells"]}
+    fixture["capabilities"][trained["key"]] = entry
     fixture["capabilities"] = dict(sorted(fixture["capabilities"].items()))
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(fixture, indent=1) + "\n", encoding="utf-8")
     tmp.replace(path)
-    return {**entry, "capability": trained["capability"]}
+    return {**entry, "key": trained["key"]}
 
 
 def main() -> None:
+    import argparse
+
     sys.path.insert(0, str(Path(__file__).resolve().parent))  # raw_fixtures
     os.environ.setdefault("NETZBENCH_WARM_S", "0")
     if sys.argv[1:2] == ["--child"]:  # train_portable's child: the portable variables are set
         Path(sys.argv[2]).write_text(json.dumps(train_all()), encoding="utf-8")
         return
-    entry = generate()
+    parser = argparse.ArgumentParser(description="Regenerate the golden histories (tests/golden.py).")
+    parser.add_argument("--qemu", help="train on this qemu-x86_64 CPU model (e.g. EPYC-Milan-v1)")
+    parser.add_argument("--vendor", help="the emulated CPU's vendor (intel, amd): required with --qemu")
+    args = parser.parse_args()
+    if bool(args.qemu) != bool(args.vendor):
+        parser.error("--qemu and --vendor go together")
+    entry = generate(qemu=args.qemu, cpu_vendor=args.vendor)
     cells = entry["cells"]
-    print(f"{FIXTURE}: {len(cells)} cells under {entry['capability']} (torch {entry['torch']}):")
+    print(f"{FIXTURE}: {len(cells)} cells under {entry['key']} ({entry['made_on']}, torch {entry['torch']}):")
     for name, cell in cells.items():
         print(f"  {name}: epochs {cell['epochs']}, series {', '.join(cell['history'])}")
 

@@ -6,9 +6,12 @@ where it has it, and ATen/MKL/oneDNN capped at AVX2), each in a fresh process wi
 
 import json
 import os
+import platform
+import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -84,3 +87,38 @@ def test_the_mode_is_part_of_result_identity(tmp_path):
     portable = plan_cell("karate", "GCN", as_settings(params), data_root=tmp_path)
     assert native.keys[0, 0] != portable.keys[0, 0]
     assert native.record["arithmetic"] == "native" and portable.record["arithmetic"] == "portable"
+
+
+def _emulated_entries() -> list[tuple[str, str]]:
+    import golden
+
+    return [(key, entry["made_on"].split(" ", 1)[1]) for key, entry in golden.read_fixture()["capabilities"].items()
+            if entry.get("made_on", "").startswith("qemu ")]
+
+
+@pytest.mark.skipif(shutil.which("qemu-x86_64") is None,
+                    reason="qemu-x86_64 (Debian's qemu-user; `make test` installs it where it can) emulates "
+                           "another vendor's CPU")
+@pytest.mark.parametrize("key, cpu", _emulated_entries())
+def test_golden_histories_made_on_an_emulated_cpu_hold_there(key, cpu):
+    """The golden cells (every family, neighbour sampling, a knowledge graph) trained under portable arithmetic
+    on qemu's emulation of the CPU an entry was made on (an AMD EPYC with AVX2: the vendor this machine may
+    not be) give that entry's histories bit for bit, so a change that moves the other vendor's results is
+    noticed here too."""
+    import golden
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("qemu-x86_64 emulates x86-64 on an x86-64 host here")
+    want = golden.read_fixture()["capabilities"][key]
+    trained = golden.train_portable(qemu=cpu, cpu_vendor=key.split("/", 1)[1])
+    assert trained["key"] == key and trained["torch"] == want["torch"]
+    for name, cell in want["cells"].items():
+        assert trained["cells"][name] == cell, f"golden cell {name} moved on the emulated {cpu} ({key})"
+
+
+def test_the_optimiser_is_the_fused_adam():
+    """The unfused Adam step takes Tensor.sqrt, MKL's vector square root, which rounds by processor."""
+    from netzbench.training.fit import adam
+
+    opt = adam([torch.nn.Parameter(torch.ones(3))], lr=0.1, weight_decay=0.0)
+    assert opt.defaults["fused"] is True

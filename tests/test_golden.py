@@ -24,10 +24,13 @@ def trained() -> dict:
 
 def _entry(trained: dict) -> dict:
     found = golden.read_fixture()["capabilities"]
-    cap = trained["capability"]
+    cap = trained["key"]
     if cap not in found:
-        pytest.skip(f"tests/fixtures/golden_histories.json has no histories for this CPU capability ({cap}; it has "
+        pytest.skip(f"tests/fixtures/golden_histories.json has no histories for this CPU ({cap}; it has "
                     f"{', '.join(sorted(found)) or 'none'}): add them with `PYTHONPATH=src python tests/golden.py`")
+    if found[cap].get("made_on", "native") != "native":
+        pytest.skip(f"the golden histories of {cap} were made on {found[cap]['made_on']} (tests/test_arithmetic.py "
+                    "checks them by emulation): make them natively with `PYTHONPATH=src python tests/golden.py`")
     if found[cap]["torch"] != trained["torch"]:
         pytest.skip(f"the golden histories were made with torch {found[cap]['torch']}, this is {trained['torch']} "
                     "(constraints.txt pins it): regenerate them with `PYTHONPATH=src python tests/golden.py`")

@@ -33,7 +33,7 @@ NAMES = {
               "train_relational", "train_link_pred", "train_node", "train_node_cls", "train_dgi", "train_graph", "run_quick",
               "misbehaving_workdir"},
     "process": {"subprocess", "Popen", "ray", "multiprocessing", "warm", "WarmServer", "start_server", "ensure_server",
-                "warm_server", "executable", "probe_jobs", "run_probes", "estimate_plan", "busy"},
+                "warm_server", "executable", "probe_jobs", "run_probes", "estimate_plan", "busy", "train_portable"},
     "e2e": {"dvc"},
 }
 #: names that count only where called (``train(...)``, not ``make_params(train=...)``)
