@@ -114,7 +114,9 @@ def test_unreachable_url_is_unavailable_naming_the_url(tmp_path, monkeypatch):
     bad = dataclasses.replace(ds, sources=(dataclasses.replace(ds.sources[0], url=(tmp_path / "nowhere").as_uri() + "/{file}"),))
     with pytest.raises(DatasetUnavailable) as err:
         obtain_raw(bad, None, tmp_path / "dl")
-    assert (tmp_path / "nowhere").as_uri() in str(err.value)
+    first = ds.sources[0].files[0].name
+    assert (tmp_path / "nowhere").as_uri() + "/" + first in str(err.value)  # the file that failed, by its address
+    assert "{file}" not in str(err.value)  # not the source's template (it reached REPORT.md once)
 
 
 def _zip(path: Path, members: dict[str, bytes]) -> Path:

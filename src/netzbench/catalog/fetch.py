@@ -194,12 +194,32 @@ def _from_cache(source: Source, raw_dir: Path) -> dict[str, str] | None:
     return hashes
 
 
+class _FileFailed(OSError):
+    """One file of a per-file source could not be downloaded: its own address, not the source's template."""
+
+    def __init__(self, url: str, cause: BaseException):
+        super().__init__(f"{type(cause).__name__}: {cause}")
+        self.url = url
+
+
+def _failure(source: Source, exc: BaseException) -> tuple[str, str]:
+    """What a failed source attempt is listed as: (address, reason)."""
+    if isinstance(exc, _FileFailed):
+        return exc.url, str(exc)
+    return source.url, f"{type(exc).__name__}: {exc}"
+
+
 def _from_source(source: Source, raw_dir: Path, timeout: float) -> dict[str, str]:
     hashes = {}
     if source.kind == "files":
         for rf in source.files:
             url = rf.url or source.url.format(file=rf.name)
-            hashes[rf.name] = download(url, raw_dir / rf.name, rf.sha256, timeout, git_blob=rf.git_blob)
+            try:
+                hashes[rf.name] = download(url, raw_dir / rf.name, rf.sha256, timeout, git_blob=rf.git_blob)
+            except (ChecksumMismatch, UnsafeArchive):
+                raise
+            except (OSError, urllib.error.URLError, ValueError) as exc:
+                raise _FileFailed(url, exc) from exc
         return hashes
     if source.kind in ("zip", "tar"):
         with tempfile.TemporaryDirectory(dir=raw_dir.parent) as tmp:
@@ -329,7 +349,7 @@ def obtain_raw(ds: Dataset, mirror: Path | None, downloads: Path, timeout: float
             except (ChecksumMismatch, UnsafeArchive):
                 raise
             except (OSError, urllib.error.URLError, ValueError) as exc:
-                tried.append((source.url, f"{type(exc).__name__}: {exc}"))
+                tried.append(_failure(source, exc))
                 fallback = _verified_fallback(ds, downloads, tried, known)
                 if fallback is not None:
                     return fallback
@@ -347,7 +367,7 @@ def obtain_raw(ds: Dataset, mirror: Path | None, downloads: Path, timeout: float
         except (ChecksumMismatch, UnsafeArchive):
             raise  # a bad or malicious file is never "unavailable": it is an error
         except (OSError, urllib.error.URLError, ValueError) as exc:
-            tried.append((source.url, f"{type(exc).__name__}: {exc}"))
+            tried.append(_failure(source, exc))
     fallback = _verified_fallback(ds, downloads, tried, known)
     if fallback is not None:
         return fallback
