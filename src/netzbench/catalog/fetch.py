@@ -194,6 +194,11 @@ def _from_cache(source: Source, raw_dir: Path) -> dict[str, str] | None:
     return hashes
 
 
+#: what a source attempt raises when its data cannot be reached (the next source is tried); a bad file
+#: (ChecksumMismatch, UnsafeArchive: RuntimeErrors) is not among them and stops the fetch
+_UNREACHABLE = (OSError, urllib.error.URLError, ValueError)
+
+
 class _FileFailed(OSError):
     """One file of a per-file source could not be downloaded: its own address, not the source's template."""
 
@@ -216,9 +221,7 @@ def _from_source(source: Source, raw_dir: Path, timeout: float) -> dict[str, str
             url = rf.url or source.url.format(file=rf.name)
             try:
                 hashes[rf.name] = download(url, raw_dir / rf.name, rf.sha256, timeout, git_blob=rf.git_blob)
-            except (ChecksumMismatch, UnsafeArchive):
-                raise
-            except (OSError, urllib.error.URLError, ValueError) as exc:
+            except _UNREACHABLE as exc:
                 raise _FileFailed(url, exc) from exc
         return hashes
     if source.kind in ("zip", "tar"):
@@ -348,7 +351,7 @@ def obtain_raw(ds: Dataset, mirror: Path | None, downloads: Path, timeout: float
                 hashes = _from_source(source, raw_dir, timeout)
             except (ChecksumMismatch, UnsafeArchive):
                 raise
-            except (OSError, urllib.error.URLError, ValueError) as exc:
+            except _UNREACHABLE as exc:
                 tried.append(_failure(source, exc))
                 fallback = _verified_fallback(ds, downloads, tried, known)
                 if fallback is not None:
@@ -366,7 +369,7 @@ def obtain_raw(ds: Dataset, mirror: Path | None, downloads: Path, timeout: float
             return RawBundle(raw_dir, hashes, f"url:{source.url}", source.format, tried)
         except (ChecksumMismatch, UnsafeArchive):
             raise  # a bad or malicious file is never "unavailable": it is an error
-        except (OSError, urllib.error.URLError, ValueError) as exc:
+        except _UNREACHABLE as exc:
             tried.append(_failure(source, exc))
     fallback = _verified_fallback(ds, downloads, tried, known)
     if fallback is not None:
